@@ -1,0 +1,78 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// The context ``BaseServerRequest/perform()`` returns: the outcome of one request in flight.
+///
+/// It is a ``HandleRequestContext`` that knows its ``TaskPool`` id and cancels the request on
+/// the wire when ``cancel()`` is called. It keeps itself and its request alive until its
+/// terminal event, so the caller need not hold it.
+///
+/// ```swift
+/// GetUserRequest(id: 1).perform()
+///     .onSuccess { user in show(user) }         // once, on the callback queue
+///     .onError { error in present(error) }      // once, on the callback queue
+/// ```
+public final class ActiveRequestContext<Model: Sendable>: HandleRequestContext<Model>, @unchecked Sendable {
+    /// The request's id in the ``TaskPool``.
+    public let requestId: String
+
+    /// Creates a context for the request `requestId` whose handlers run on `queue`.
+    public init(requestId: String, queue: DispatchQueue? = nil) {
+        self.requestId = requestId
+        super.init(queue: queue)
+    }
+
+    /// A context that has already failed with `error`.
+    static func failed(_ error: any Error, requestId: String, queue: DispatchQueue) -> ActiveRequestContext<Model> {
+        let context = ActiveRequestContext(requestId: requestId, queue: queue)
+        context.emit(error: error)
+        return context
+    }
+}
+
+/// A read-only view of another context: it can be observed, but neither fed nor cancelled.
+///
+/// Hand one out where callers may watch a result but must not end it. Handlers run on the
+/// source context's queue, under the same rules.
+public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unchecked Sendable {  // safe: holds only a let to a Sendable context
+    private let source: HandleRequestContext<Model>
+
+    /// Creates a read-only view of `source`.
+    public init(_ source: HandleRequestContext<Model>) { self.source = source }
+
+    /// The queue every handler runs on.
+    public var queue: DispatchQueue { source.queue }
+
+    @discardableResult
+    public func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
+        source.onSuccess(handler); return self
+    }
+
+    @discardableResult
+    public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
+        source.onError(handler); return self
+    }
+
+    @discardableResult
+    public func onCompleted(_ handler: @escaping @Sendable (Result<Model, any Error>) -> Void) -> Self {
+        source.onCompleted(handler); return self
+    }
+
+    @discardableResult
+    public func onCacheSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
+        source.onCacheSuccess(handler); return self
+    }
+
+    /// The result, awaited; see ``HandleRequestContext/value``. Cancelling the awaiting Task
+    /// does not cancel the source.
+    public var value: Model {
+        get async throws { try await source.awaitOutcome(cancelOnTaskCancel: false) }
+    }
+}

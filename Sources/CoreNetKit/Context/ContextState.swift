@@ -1,0 +1,35 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// How a context ended.
+enum ContextOutcome<Model: Sendable>: Sendable {
+    case success(Model)
+    case failure(any Error)
+    case cancelled
+}
+
+/// The mutable state of a context, kept in one lock.
+struct ContextState<Model: Sendable> {
+    var outcome: ContextOutcome<Model>?
+    var cached: Model?
+    var success: [@Sendable (Model) -> Void] = []
+    var failure: [@Sendable (any Error) -> Void] = []
+    var completed: [@Sendable (Result<Model, any Error>) -> Void] = []
+    var cache: [@Sendable (Model) -> Void] = []
+    var cancel: [@Sendable () -> Void] = []
+    /// Internal observers run inline on the emitting thread (bridges, fan-out).
+    var observers: [@Sendable (ContextOutcome<Model>) -> Void] = []
+    /// Stops the work behind the context; dropped at the terminal event.
+    var cancelAction: (@Sendable () -> Void)?
+
+    /// Empties every handler list, so nothing is retained after the terminal event.
+    mutating func clearHandlers() {
+        success = []; failure = []; completed = []; cache = []; cancel = []; observers = []
+        cancelAction = nil
+    }
+}

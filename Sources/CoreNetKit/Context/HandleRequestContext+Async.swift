@@ -1,0 +1,77 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Bridges contexts to async/await.
+extension HandleRequestContext {
+    /// The terminal result, awaited.
+    ///
+    /// Cancelling the awaiting Task cancels the context (and so the request).
+    ///
+    /// - Throws: the error the context ends with, or ``BaseServerError`` with code
+    ///   ``BaseServerError/Code-swift.struct/cancelled`` when it is cancelled.
+    public var value: Model {
+        get async throws { try await awaitOutcome(cancelOnTaskCancel: true) }
+    }
+
+    /// The terminal result as a `Result`, awaited; never throws. Cancellation gives
+    /// `.failure` with a ``BaseServerError`` coded `cancelled`.
+    public var result: Result<Model, any Error> {
+        get async {
+            do { return .success(try await value) } catch { return .failure(error) }
+        }
+    }
+
+    func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
+        let waiter = OutcomeWaiter<Model>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Model, any Error>) in
+                waiter.set(continuation)
+                observe { outcome in
+                    switch outcome {
+                    case .success(let model): waiter.resume(.success(model))
+                    case .failure(let error): waiter.resume(.failure(error))
+                    case .cancelled: waiter.resume(.failure(BaseServerError.cancelled))
+                    }
+                }
+            }
+        } onCancel: {
+            if cancelOnTaskCancel { self.cancel() } else { waiter.resume(.failure(BaseServerError.cancelled)) }
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, whichever comes first: the outcome or a cancellation
+/// that arrived before the continuation existed.
+final class OutcomeWaiter<Model: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Model, any Error>?
+        var early: Result<Model, any Error>?
+        var done = false
+    }
+    private let state = Locked(State())
+
+    func set(_ continuation: CheckedContinuation<Model, any Error>) {
+        let early: Result<Model, any Error>? = state.withLock { state in
+            if let early = state.early { state.early = nil; return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func resume(_ result: Result<Model, any Error>) {
+        let continuation: CheckedContinuation<Model, any Error>? = state.withLock { state in
+            guard !state.done else { return nil }
+            state.done = true
+            if let continuation = state.continuation { state.continuation = nil; return continuation }
+            state.early = result
+            return nil
+        }
+        continuation?.resume(with: result)
+    }
+}

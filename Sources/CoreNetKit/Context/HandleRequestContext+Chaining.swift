@@ -1,0 +1,67 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Chaining one result into the next.
+extension HandleRequestContext {
+    /// A context that delivers `transform` applied to this context's result.
+    ///
+    /// Errors pass through unchanged; an error thrown by `transform` becomes the new context's
+    /// error. A cached result is transformed and delivered through `onCacheSuccess`.
+    /// Cancelling the new context cancels this one. `transform` runs once, off the callback
+    /// queue, on the thread that delivered the result.
+    public func map<T: Sendable>(_ transform: @escaping @Sendable (Model) throws -> T) -> ActiveRequestContext<T> {
+        let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
+        next.setCancelAction { [self] in self.cancel() }
+        observeCache { model in
+            if let mapped = try? transform(model) { next.emitCache(data: mapped) }
+        }
+        observe { outcome in
+            switch outcome {
+            case .success(let model):
+                do { next.emit(data: try transform(model)) } catch { next.emit(error: error) }
+            case .failure(let error): next.emit(error: error)
+            case .cancelled: next.cancel()
+            }
+        }
+        return next
+    }
+
+    /// A context for a second piece of work started with this context's result — for example
+    /// login, then the profile with the new token.
+    ///
+    /// `transform` runs once, after this context succeeds, off the callback queue; the new
+    /// context then delivers the second context's terminal event. An error of either ends it.
+    /// Cancelling the new context cancels whichever stage is running.
+    public func flatMap<T: Sendable>(
+        _ transform: @escaping @Sendable (Model) -> HandleRequestContext<T>
+    ) -> ActiveRequestContext<T> {
+        let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
+        next.setCancelAction { [self] in self.cancel() }
+        observe { outcome in
+            switch outcome {
+            case .success(let model):
+                let second = transform(model)
+                next.setCancelAction { second.cancel() }
+                second.observe { outcome in
+                    switch outcome {
+                    case .success(let value): next.emit(data: value)
+                    case .failure(let error): next.emit(error: error)
+                    case .cancelled: next.cancel()
+                    }
+                }
+            case .failure(let error): next.emit(error: error)
+            case .cancelled: next.cancel()
+            }
+        }
+        return next
+    }
+
+    private var chainedId: String {
+        (self as? ActiveRequestContext<Model>).map { $0.requestId + ".chained" } ?? "chained"
+    }
+}

@@ -1,0 +1,115 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A request contract: subclass it once per endpoint to say how the request is built and how its
+/// response is read; call ``perform()`` to run it.
+///
+/// ```swift
+/// final class GetOrderListRequest: BaseServerRequest<[Order]>, @unchecked Sendable {
+///     private let skip: Int
+///     init(skip: Int) { self.skip = skip }
+///
+///     override func createAsyncServerRequest() -> ServerRequest {
+///         ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/orders",
+///                       parameters: .query(["skip": .int(skip)]))
+///     }
+///     override var modelKeyPath: String? { "items" }
+/// }
+/// ```
+///
+/// Subclasses add only `let` properties of `Sendable` types and restate `@unchecked Sendable`.
+/// The default mapping decodes a `Decodable` model (optionally under ``modelKeyPath``), returns
+/// ``EmptyResponse`` for empty bodies, the raw body for `Data` and the text for `String`;
+/// override ``handle(serverResponse:completion:)`` for anything else.
+open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: subclasses hold only `let` Sendable state
+    private let configurationOverride: NetworkConfiguration?
+
+    /// Creates a request that uses `configuration`, or ``NetworkConfiguration/default`` when `nil`.
+    public init(configuration: NetworkConfiguration? = nil) {
+        self.configurationOverride = configuration
+    }
+
+    /// The configuration this request runs with.
+    open var configuration: NetworkConfiguration {
+        configurationOverride ?? .default
+    }
+
+    /// Describes the request to send. Override it; the base implementation throws
+    /// ``BaseServerError`` `invalidRequest`.
+    ///
+    /// - Throws: an error that ends the request before anything is sent.
+    open func createAsyncServerRequest() throws -> ServerRequest {
+        throw BaseServerError.invalidRequest("\(type(of: self)) does not override createAsyncServerRequest()")
+    }
+
+    /// The dot-separated key path the default mapping decodes the model under, for example
+    /// `"response.items"`; `nil` decodes the whole body.
+    open var modelKeyPath: String? { nil }
+
+    /// Maps a validated response to the model. The override point for custom mapping.
+    ///
+    /// Call `completion` exactly once, from any thread; later calls are ignored. A
+    /// ``ResponseResult/failure(_:)`` ends the request with that error. `serverResponse` has
+    /// already passed the validators.
+    open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
+        do {
+            let model = try ModelDecoding.decode(Model.self, from: serverResponse, keyPath: modelKeyPath,
+                                                 decoder: configuration.decoder)
+            completion(.success(model, fromCache: serverResponse.isFromCache))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// Starts the request and returns its context at once.
+    ///
+    /// The context delivers exactly one terminal event on the configuration's callback queue.
+    /// It and this request stay alive until then, so the caller need not keep them. If a request
+    /// with the same ``ServerRequest/requestId`` is in flight, this one joins it.
+    public func perform() -> ActiveRequestContext<Model> {
+        let configuration = configuration
+        let pool = configuration.taskPool
+        let serverRequest: ServerRequest
+        do {
+            serverRequest = try createAsyncServerRequest()
+        } catch {
+            return .failed(TransportErrorMapper.map(error), requestId: pool.generateId(), queue: configuration.callbackQueue)
+        }
+        let id = serverRequest.requestId ?? pool.generateId()
+        let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
+        let (broadcast, isNew) = pool.joinOrRegister(
+            id: id,
+            entry: TaskPool.Entry(id: id, method: serverRequest.method,
+                                  url: serverRequest.baseUrl.absoluteString + serverRequest.relativeUrl, startedAt: Date()),
+            join: { $0.join(context) },
+            make: { RequestBroadcast<Model>(id: id, pool: pool, first: context) })
+        guard let broadcast else {
+            context.emit(error: BaseServerError.invalidRequest(
+                "a request with id \"\(id)\" and another model type is in flight"))
+            return context
+        }
+        let contextId = ObjectIdentifier(context)
+        context.setCancelAction { broadcast.detach(contextId) }
+        if isNew {
+            let pipeline = RequestPipeline(request: self, configuration: configuration, requestId: id)
+            broadcast.start(Task { await pipeline.run(serverRequest, broadcast: broadcast) })
+        }
+        return context
+    }
+
+    /// Runs the request and returns the model.
+    ///
+    /// Cancelling the calling Task cancels the request.
+    ///
+    /// - Throws: the error the request ended with.
+    public func performAsync() async throws -> Model {
+        try await perform().value
+    }
+}

@@ -1,0 +1,82 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+
+/// Everything a request needs besides its own description: transport, preparators,
+/// validators, error mappers, decoding, logging and the callback queue.
+///
+/// One global ``default`` serves every request that does not bring its own; set it once at
+/// start-up. Any request can use another (``BaseServerRequest/init(configuration:)``).
+///
+/// ```swift
+/// NetworkConfiguration.default.errorMappers = [DecodableErrorMapper(APIError.self)]
+/// NetworkConfiguration.default.logger = PrintNetworkLogger()
+/// ```
+public struct NetworkConfiguration: Sendable {
+    /// Sends requests; ``URLSessionTransport`` by default.
+    public var transport: any Transport
+    /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
+    public var preparators: [any RequestPreparator]
+    /// Decide success, in order; by default ``StatusCodeValidator`` (2xx).
+    public var validators: [any ResponseValidator]
+    /// Turn failed responses into the app's errors; the first match wins.
+    public var errorMappers: [any ErrorMapperAdapter]
+    /// Decodes models in the default mapping.
+    public var decoder: JSONDecoder
+    /// Encodes `.json` parameters.
+    public var encoder: JSONEncoder
+    /// Receives request and response log entries; `nil` logs nothing.
+    public var logger: (any NetworkLogger)?
+    /// The queue context handlers run on; `.main` by default.
+    public var callbackQueue: DispatchQueue
+    /// The timeout of requests that set none, in seconds.
+    public var timeout: TimeInterval
+    /// Where requests in flight are registered.
+    public var taskPool: TaskPool
+
+    /// Creates a configuration; every argument has the default described on its property.
+    public init(
+        transport: (any Transport)? = nil,
+        preparators: [any RequestPreparator] = [DefaultHeadersPreparator()],
+        validators: [any ResponseValidator] = [StatusCodeValidator()],
+        errorMappers: [any ErrorMapperAdapter] = [],
+        decoder: JSONDecoder = JSONDecoder(),
+        encoder: JSONEncoder = JSONEncoder(),
+        logger: (any NetworkLogger)? = nil,
+        callbackQueue: DispatchQueue = .main,
+        timeout: TimeInterval = 60,
+        taskPool: TaskPool = .shared
+    ) {
+        self.transport = transport ?? SharedTransport.urlSession
+        self.preparators = preparators
+        self.validators = validators
+        self.errorMappers = errorMappers
+        self.decoder = decoder
+        self.encoder = encoder
+        self.logger = logger
+        self.callbackQueue = callbackQueue
+        self.timeout = timeout
+        self.taskPool = taskPool
+    }
+
+    private static let storage = Locked(NetworkConfiguration())
+
+    /// The configuration of every request that does not bring its own. Reading and writing are
+    /// thread-safe; a change affects requests performed afterwards.
+    public static var `default`: NetworkConfiguration {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
+
+/// The transport shared by configurations that name none.
+enum SharedTransport {
+    static let urlSession = URLSessionTransport()
+}

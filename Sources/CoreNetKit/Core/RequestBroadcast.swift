@@ -1,0 +1,91 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Fans the result of one network call out to every context that joined it.
+final class RequestBroadcast<Model: Sendable>: PoolMember {
+    private struct State {
+        var contexts: [ActiveRequestContext<Model>] = []
+        var finished = false
+        var cached: Model?
+        var task: Task<Void, Never>?
+    }
+
+    let id: String
+    private let pool: TaskPool
+    private let state = Locked(State())
+
+    init(id: String, pool: TaskPool, first: ActiveRequestContext<Model>) {
+        self.id = id
+        self.pool = pool
+        state.withLock { $0.contexts = [first] }
+    }
+
+    /// Adds `context`; `false` when the call already finished (the caller then starts anew).
+    func join(_ context: ActiveRequestContext<Model>) -> Bool {
+        let joined: (ok: Bool, cached: Model?) = state.withLock { state in
+            guard !state.finished else { return (false, nil) }
+            state.contexts.append(context)
+            return (true, state.cached)
+        }
+        if let cached = joined.cached { context.emitCache(data: cached) }
+        return joined.ok
+    }
+
+    /// Records the Task doing the work; cancels it at once if every context already left.
+    func start(_ task: Task<Void, Never>) {
+        let cancelNow: Bool = state.withLock { state in
+            state.task = task
+            return state.finished
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Removes a cancelled context; the last one to leave cancels the network call.
+    func detach(_ context: ObjectIdentifier) {
+        let task: Task<Void, Never>?? = state.withLock { state in
+            state.contexts.removeAll { ObjectIdentifier($0) == context }
+            guard state.contexts.isEmpty, !state.finished else { return nil }
+            state.finished = true
+            return .some(state.task)
+        }
+        guard let task else { return }
+        pool.remove(id: id, member: self)
+        task?.cancel()
+    }
+
+    func emitCache(_ model: Model) {
+        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
+            guard !state.finished else { return [] }
+            state.cached = model
+            return state.contexts
+        }
+        for context in contexts { context.emitCache(data: model) }
+    }
+
+    func finish(_ result: Result<Model, any Error>) {
+        pool.remove(id: id, member: self)
+        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
+            guard !state.finished else { return [] }
+            state.finished = true
+            state.task = nil
+            defer { state.contexts = [] }
+            return state.contexts
+        }
+        for context in contexts {
+            switch result {
+            case .success(let model): context.emit(data: model)
+            case .failure(let error): context.emit(error: error)
+            }
+        }
+    }
+
+    func cancelAll() {
+        let contexts = state.withLock { $0.contexts }
+        for context in contexts { context.cancel() }
+    }
+}

@@ -1,0 +1,92 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one-way path of a request: prepare, encode, send, validate, map.
+struct RequestPipeline<Model: Sendable>: Sendable {
+    let request: BaseServerRequest<Model>
+    let configuration: NetworkConfiguration
+    let requestId: String
+
+    func run(_ serverRequest: ServerRequest, broadcast: RequestBroadcast<Model>) async {
+        let result = await execute(serverRequest)
+        broadcast.finish(result)
+    }
+
+    func execute(_ serverRequest: ServerRequest) async -> Result<Model, any Error> {
+        do {
+            let transportRequest = try await prepare(serverRequest)
+            let response = try await send(transportRequest)
+            try validate(response)
+            return .success(try await map(response))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs the preparators and encodes the result.
+    func prepare(_ serverRequest: ServerRequest) async throws -> TransportRequest {
+        var prepared = serverRequest
+        for preparator in configuration.preparators {
+            prepared = try await preparator.prepare(prepared)
+        }
+        return try RequestEncoder.encode(prepared, encoder: configuration.encoder, defaultTimeout: configuration.timeout)
+    }
+
+    /// Sends through the transport, maps its failures once, and logs.
+    func send(_ transportRequest: TransportRequest) async throws -> ServerResponse {
+        let logger = configuration.logger
+        let urlRequest = transportRequest.urlRequest
+        if let logger { logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies)) }
+        let start = ContinuousClock.now
+        do {
+            let raw = try await configuration.transport.send(transportRequest)
+            let response = ServerResponse(statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
+                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start)
+            if let logger { logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies)) }
+            return response
+        } catch {
+            let mapped = TransportErrorMapper.map(error)
+            if let logger {
+                logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId))
+            }
+            throw mapped
+        }
+    }
+
+    /// Runs the validators; a rejection goes through the error mappers first.
+    func validate(_ response: ServerResponse) throws {
+        for validator in configuration.validators {
+            do {
+                try validator.validate(response)
+            } catch {
+                for mapper in configuration.errorMappers {
+                    if let mapped = mapper.map(response, validationError: error) { throw mapped }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Maps a validated response through the request's `handle`.
+    func map(_ response: ServerResponse) async throws -> Model {
+        let request = self.request
+        let result: ResponseResult<Model> = await withCheckedContinuation { continuation in
+            let once = Locked(false)
+            request.handle(serverResponse: response) { result in
+                let first = once.withLock { done in defer { done = true }; return !done }
+                if first { continuation.resume(returning: result) }
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,110 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The requests in flight: every one is registered under an id, so it can be listed, found and
+/// cancelled by id.
+///
+/// A request performed with the id of one in flight joins it: one network call, and every
+/// joined context gets the result. A request leaves the pool just before its result is
+/// delivered, or when it is cancelled; the pool is empty when nothing runs.
+public final class TaskPool: Sendable {
+    /// The pool requests use unless their configuration names another.
+    public static let shared = TaskPool()
+
+    /// What the pool knows of one request in flight.
+    public struct Entry: Sendable {
+        /// The request's id.
+        public let id: String
+        /// Its method.
+        public let method: HTTPMethod
+        /// Its base and relative URL, as given.
+        public let url: String
+        /// When it started.
+        public let startedAt: Date
+    }
+
+    private struct Slot {
+        let entry: Entry
+        let broadcast: any PoolMember
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var nextId = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Creates an empty pool.
+    public init() {}
+
+    /// The ids of the requests in flight, sorted.
+    public var ids: [String] { state.withLock { $0.slots.keys.sorted() } }
+    /// The requests in flight, oldest first.
+    public var entries: [Entry] {
+        state.withLock { $0.slots.values.map(\.entry) }.sorted { $0.startedAt < $1.startedAt }
+    }
+    /// How many requests are in flight.
+    public var count: Int { state.withLock { $0.slots.count } }
+    /// Whether no request is in flight.
+    public var isEmpty: Bool { state.withLock { $0.slots.isEmpty } }
+
+    /// The request in flight with `id`, if any.
+    public func find(id: String) -> Entry? { state.withLock { $0.slots[id]?.entry } }
+
+    /// Cancels every context of the request `id`; does nothing if none is in flight.
+    public func cancel(id: String) {
+        let member = state.withLock { $0.slots[id]?.broadcast }
+        member?.cancelAll()
+    }
+
+    /// Cancels every request in flight.
+    public func cancelAll() {
+        let members = state.withLock { $0.slots.values.map(\.broadcast) }
+        for member in members { member.cancelAll() }
+    }
+
+    // MARK: Internal
+
+    func generateId() -> String {
+        state.withLock { state in
+            state.nextId += 1
+            return "request-\(state.nextId)"
+        }
+    }
+
+    /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
+    /// one `make` creates. Returns the broadcast and whether it is new.
+    func joinOrRegister<Member: PoolMember>(
+        id: String, entry: @autoclosure () -> Entry, join: (Member) -> Bool, make: () -> Member
+    ) -> (member: Member?, isNew: Bool) {
+        state.withLock { state in
+            if let slot = state.slots[id] {
+                guard let existing = slot.broadcast as? Member else { return (nil, false) }
+                if join(existing) { return (existing, false) }
+            }
+            let member = make()
+            state.slots[id] = Slot(entry: entry(), broadcast: member)
+            return (member, true)
+        }
+    }
+
+    /// Removes `id` if it is still registered to `member`.
+    func remove(id: String, member: AnyObject) {
+        state.withLock { state in
+            if let slot = state.slots[id], slot.broadcast === member { state.slots[id] = nil }
+        }
+    }
+}
+
+/// A request in flight as the pool sees it.
+protocol PoolMember: AnyObject, Sendable {
+    func cancelAll()
+}

@@ -1,0 +1,93 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Removes secrets from what is logged: credential headers, token-like query items and
+/// token-like JSON fields.
+public enum LogRedactor {
+    /// The text secrets are replaced with.
+    public static let mask = "<redacted>"
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
+    static let secretNames: Set<String> = [
+        "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
+        "apikey", "password", "secret", "client_secret", "sig", "signature",
+    ]
+
+    /// `url` with the values of token-like query items replaced by ``mask``.
+    public static func redact(url: URL?) -> String {
+        guard let url else { return "-" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.percentEncodedQueryItems, !items.isEmpty else {
+            return url.absoluteString
+        }
+        components.percentEncodedQueryItems = items.map { item in
+            isSecret(name: item.name.removingPercentEncoding ?? item.name)
+                ? URLQueryItem(name: item.name, value: mask) : item
+        }
+        if components.password != nil { components.password = mask }
+        return components.string ?? url.absoluteString
+    }
+
+    /// `headers` with credential values replaced by ``mask``.
+    public static func redact(headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        headers.map { secretHeaders.contains($0.name.lowercased()) ? (name: $0.name, value: mask) : $0 }
+    }
+
+    /// `body` as text with token-like JSON fields replaced; a non-JSON body is returned as text,
+    /// cut at 4 KiB.
+    public static func redact(body: Data) -> String {
+        if var json = try? JSON(data: body) {
+            json = redact(json: json)
+            if let data = try? json.encoded() { return String(decoding: data, as: UTF8.self) }
+        }
+        let text = String(decoding: body.prefix(4096), as: UTF8.self)
+        return body.count > 4096 ? text + "…" : text
+    }
+
+    static func redact(json: JSON) -> JSON {
+        switch json {
+        case .object(let object):
+            var result: [String: JSON] = [:]
+            for (key, value) in object {
+                result[key] = isSecret(name: key) ? .string(mask) : redact(json: value)
+            }
+            return .object(result)
+        case .array(let array): return .array(array.map(redact(json:)))
+        default: return json
+        }
+    }
+
+    static func isSecret(name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key") || lower.hasSuffix("password")
+    }
+
+    /// `request` as a `curl` command line with credentials redacted.
+    public static func curl(_ request: URLRequest) -> String {
+        var parts = ["curl", "-X", request.httpMethod ?? "GET"]
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        for header in redact(headers: headers) {
+            parts.append("-H")
+            parts.append(quote("\(header.name): \(header.value)"))
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            parts.append("--data-binary")
+            parts.append(quote(redact(body: body)))
+        }
+        parts.append(quote(redact(url: request.url)))
+        return parts.joined(separator: " ")
+    }
+
+    private static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,98 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Receives one entry per request sent and one per response or failure.
+///
+/// Entries hold redacted text only: `Authorization`, `Proxy-Authorization`, `Cookie` and
+/// `Set-Cookie` values, token-like query items (`token`, `access_token`, `refresh_token`,
+/// `api_key`, …) and token-like JSON body fields never reach a logger. `log` is called on the
+/// pipeline's thread, not the callback queue; keep it fast.
+public protocol NetworkLogger: Sendable {
+    /// Whether entries should carry bodies (redacted) — off by default.
+    var includesBodies: Bool { get }
+    /// Records one entry.
+    func log(_ entry: NetworkLogEntry)
+}
+
+extension NetworkLogger {
+    public var includesBodies: Bool { false }
+}
+
+/// One log entry: a request going out, or its response or failure.
+public struct NetworkLogEntry: Sendable {
+    /// What the entry is about.
+    public enum Kind: String, Sendable { case request, response, failure }
+
+    /// What the entry is about.
+    public var kind: Kind
+    /// The ``TaskPool`` id of the request.
+    public var requestId: String
+    /// The HTTP method.
+    public var method: String
+    /// The URL, token-like query items redacted.
+    public var url: String
+    /// The status, for responses.
+    public var statusCode: Int?
+    /// The time from send to response or failure.
+    public var duration: Duration?
+    /// The body size in bytes.
+    public var bytes: Int?
+    /// The headers, credentials redacted.
+    public var headers: [(name: String, value: String)]
+    /// The body as text, token-like fields redacted; only when the logger asks for bodies.
+    public var body: String?
+    /// The error's description, for failures.
+    public var error: String?
+    /// The request as a `curl` command line, credentials redacted (requests only).
+    public var curl: String?
+
+    /// The entry as one line, for example
+    /// `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
+    public var line: String {
+        switch kind {
+        case .request:
+            return "→ \(method) \(url)" + (bytes.map { " (\($0) B)" } ?? "") + " [\(requestId)]"
+        case .response:
+            let status = statusCode.map(String.init) ?? "-"
+            return "← \(status) \(method) \(url) (\(LogFormat.milliseconds(duration)), \(bytes ?? 0) B) [\(requestId)]"
+        case .failure:
+            return "✕ \(method) \(url) (\(LogFormat.milliseconds(duration))): \(error ?? "failed") [\(requestId)]"
+        }
+    }
+}
+
+/// A logger that prints each entry's line (and, if asked, its cURL form and body).
+public struct PrintNetworkLogger: NetworkLogger {
+    public let includesBodies: Bool
+    private let includesCURL: Bool
+    private let sink: @Sendable (String) -> Void
+
+    /// Creates a logger writing to `sink` (standard output by default).
+    public init(includesBodies: Bool = false, includesCURL: Bool = false,
+                sink: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.includesBodies = includesBodies
+        self.includesCURL = includesCURL
+        self.sink = sink
+    }
+
+    public func log(_ entry: NetworkLogEntry) {
+        sink(entry.line)
+        if includesCURL, let curl = entry.curl { sink(curl) }
+        if let body = entry.body, !body.isEmpty { sink(body) }
+    }
+}
+
+enum LogFormat {
+    static func milliseconds(_ duration: Duration?) -> String {
+        guard let duration else { return "-" }
+        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.1f ms", ms)
+    }
+}

@@ -1,0 +1,111 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a prepared ``ServerRequest`` into the `URLRequest` a transport sends.
+enum RequestEncoder {
+    static func encode(_ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval) throws -> TransportRequest {
+        var query: [(String, String)] = []
+        var body: Data?
+        var contentType: String?
+        let inQuery = request.method.encodesParametersInQuery
+
+        switch request.parameters {
+        case .none:
+            break
+        case .query(let parameters):
+            query = URLBuilder.items(parameters)
+        case .formURLEncoded(let parameters):
+            if inQuery {
+                query = URLBuilder.items(parameters)
+            } else {
+                body = Data(URLBuilder.encode(URLBuilder.items(parameters)).utf8)
+                contentType = "application/x-www-form-urlencoded; charset=utf-8"
+            }
+        case .jsonObject(let json):
+            if inQuery {
+                query = try flatten(json)
+            } else {
+                body = try encodeJSON(json, encoder)
+                contentType = "application/json; charset=utf-8"
+            }
+        case .json(let value):
+            let data = try encodeJSON(value, encoder)
+            if inQuery {
+                query = try flatten(try JSON(data: data))
+            } else {
+                body = data
+                contentType = "application/json; charset=utf-8"
+            }
+        }
+
+        let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
+        for (name, value) in request.headers {
+            guard isValidHeader(name: name, value: value) else {
+                throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
+            }
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        urlRequest.httpBody = body
+        return TransportRequest(urlRequest: urlRequest)
+    }
+
+    private static func encodeJSON(_ value: any Encodable, _ encoder: JSONEncoder) throws -> Data {
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw BaseServerError(code: .invalidRequest, message: "the body could not be encoded as JSON: \(error)",
+                                  underlyingError: error)
+        }
+    }
+
+    /// A JSON object's members as query items; arrays of scalars become repeated keys.
+    private static func flatten(_ json: JSON) throws -> [(String, String)] {
+        guard case .object(let object) = json else {
+            throw BaseServerError.invalidRequest("only a JSON object can be sent as query parameters")
+        }
+        var items: [(String, String)] = []
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            if case .array(let elements) = value {
+                for element in elements { items.append((key, try scalar(element, key: key))) }
+            } else if case .null = value {
+                continue
+            } else {
+                items.append((key, try scalar(value, key: key)))
+            }
+        }
+        return items
+    }
+
+    private static func scalar(_ json: JSON, key: String) throws -> String {
+        switch json {
+        case .string(let value): return value
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        default:
+            throw BaseServerError.invalidRequest("the parameter \"\(key)\" is nested and cannot go in a query string")
+        }
+    }
+
+    /// Rejects header names and values that could split or inject header lines.
+    private static func isValidHeader(name: String, value: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F })
+            && !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+    }
+}

@@ -1,0 +1,82 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Adjusts every request before it is encoded: common headers, common parameters, tokens.
+///
+/// Preparators run in registration order, each on the previous one's output, every time a
+/// request is sent — also when it is replayed after a token refresh. Headers a request sets
+/// itself are kept: a preparator should only add what is missing, unless replacing is its job
+/// (as a token's is).
+public protocol RequestPreparator: Sendable {
+    /// Returns `request` prepared for sending.
+    ///
+    /// - Throws: an error that ends the request (for example ``BaseServerError`` `invalidRequest`).
+    func prepare(_ request: ServerRequest) async throws -> ServerRequest
+}
+
+/// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus
+/// any ``extraHeaders``.
+public struct DefaultHeadersPreparator: RequestPreparator {
+    /// Headers added to every request that lacks them.
+    public var headers: [String: String]
+
+    /// Creates the preparator; `extraHeaders` are added to the defaults.
+    public init(accept: String = "application/json",
+                userAgent: String = "CoreNetKit/\(CoreNetKitVersion.current)",
+                extraHeaders: [String: String] = [:]) {
+        var headers = ["Accept": accept, "User-Agent": userAgent]
+        headers.merge(extraHeaders) { _, extra in extra }
+        self.headers = headers
+    }
+
+    public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
+        var request = request
+        for (name, value) in headers where !request.headers.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            request.headers[name] = value
+        }
+        return request
+    }
+}
+
+/// Adds query parameters to every request that lacks them (for example an API version or app
+/// key). Parameters already in `.query` win.
+public struct CommonQueryPreparator: RequestPreparator {
+    /// The parameters to add.
+    public var parameters: [String: QueryValue]
+
+    /// Creates the preparator.
+    public init(_ parameters: [String: QueryValue]) { self.parameters = parameters }
+
+    public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
+        var request = request
+        switch request.parameters {
+        case .query(let existing):
+            request.parameters = .query(existing.merging(parameters) { own, _ in own })
+        case .none:
+            request.parameters = .query(parameters)
+        default:
+            var path = request.relativeUrl
+            let items = URLBuilder.items(parameters)
+            path += (path.contains("?") ? "&" : "?") + URLBuilder.encode(items)
+            request.relativeUrl = path
+        }
+        return request
+    }
+}
+
+/// A ``RequestPreparator`` backed by a closure.
+public struct ClosurePreparator: RequestPreparator {
+    private let body: @Sendable (ServerRequest) async throws -> ServerRequest
+
+    /// Creates a preparator that calls `body`.
+    public init(_ body: @escaping @Sendable (ServerRequest) async throws -> ServerRequest) { self.body = body }
+
+    public func prepare(_ request: ServerRequest) async throws -> ServerRequest { try await body(request) }
+}

@@ -1,0 +1,59 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+//
+// SPDX-License-Identifier: Apache-2.0
+//===----------------------------------------------------------------------===//
+
+import Foundation
+
+/// Everything needed to send one HTTP request: a `Sendable` value built by
+/// ``BaseServerRequest/createAsyncServerRequest()``.
+///
+/// ```swift
+/// ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/orders",
+///               parameters: .query(["skip": .int(0), "take": .int(20)]))
+/// ```
+public struct ServerRequest: Sendable {
+    /// The HTTP method.
+    public var method: HTTPMethod
+    /// The base URL, for example `https://api.example.com/v1`.
+    public var baseUrl: URL
+    /// The path below ``baseUrl``, for example `/orders/7`; it may carry a query. It may not
+    /// change the scheme or host: such a value ends in ``BaseServerError/Code-swift.struct/invalidRequest``.
+    public var relativeUrl: String
+    /// Headers of this request; they override headers that preparators set before them.
+    public var headers: [String: String]
+    /// Parameters and how they are encoded.
+    public var parameters: ServerRequestParameter
+    /// The request's timeout in seconds; `nil` uses the configuration's.
+    public var timeout: TimeInterval?
+    /// How the cache is used.
+    public var cachePolicy: CachePolicy
+    /// An identifier for ``TaskPool``; a request whose id is in flight joins it. `nil`
+    /// generates one.
+    public var requestId: String?
+
+    /// Creates a request description.
+    public init(
+        method: HTTPMethod,
+        baseUrl: URL,
+        relativeUrl: String = "",
+        headers: [String: String] = [:],
+        parameters: ServerRequestParameter = .none,
+        timeout: TimeInterval? = nil,
+        cachePolicy: CachePolicy = .serverOnly,
+        requestId: String? = nil
+    ) {
+        self.method = method
+        self.baseUrl = baseUrl
+        self.relativeUrl = relativeUrl
+        self.headers = headers
+        self.parameters = parameters
+        self.timeout = timeout
+        self.cachePolicy = cachePolicy
+        self.requestId = requestId
+    }
+}

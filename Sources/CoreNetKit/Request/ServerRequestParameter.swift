@@ -1,0 +1,29 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+//
+// SPDX-License-Identifier: Apache-2.0
+//===----------------------------------------------------------------------===//
+
+import Foundation
+
+/// The parameters of a ``ServerRequest`` and how they are encoded.
+///
+/// `GET`, `HEAD` and `DELETE` put parameters in the query string (a JSON object is flattened
+/// into query items); `POST`, `PUT` and `PATCH` send `.json` and `.jsonObject` as a JSON body
+/// with `Content-Type: application/json` and `.formURLEncoded` as a form body. `.query`
+/// always goes in the query string, whatever the method.
+public enum ServerRequestParameter: Sendable {
+    /// No parameters.
+    case none
+    /// Query items, sorted by key; arrays become repeated keys.
+    case query([String: QueryValue])
+    /// An `Encodable` value sent as JSON.
+    case json(any Encodable & Sendable)
+    /// A ``JSON`` value sent as JSON.
+    case jsonObject(JSON)
+    /// Form fields sent as `application/x-www-form-urlencoded`.
+    case formURLEncoded([String: QueryValue])
+}

@@ -1,0 +1,91 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Joins base and relative URLs and encodes query strings (RFC 3986).
+enum URLBuilder {
+    /// `baseUrl` joined with `relativeUrl` by exactly one slash, plus `query` items appended.
+    ///
+    /// - Throws: ``BaseServerError`` `invalidRequest` when `relativeUrl` names a scheme or host
+    ///   of its own, or the result is not a valid URL.
+    static func url(base: URL, relative: String, query: [(String, String)]) throws -> URL {
+        if relative.hasPrefix("//") || hasScheme(relative) {
+            throw BaseServerError.invalidRequest(
+                "the relative URL \"\(relative)\" may not change the scheme or host of \(base.absoluteString)")
+        }
+        var baseString = base.absoluteString
+        var baseQuery: Substring?
+        if let mark = baseString.firstIndex(of: "?") {
+            baseQuery = baseString[baseString.index(after: mark)...]
+            baseString = String(baseString[..<mark])
+        }
+        while baseString.hasSuffix("/") { baseString.removeLast() }
+        var path = Substring(relative)
+        while path.hasPrefix("/") { path.removeFirst() }
+        var joined = path.isEmpty || path.hasPrefix("?") ? baseString + path : baseString + "/" + path
+        if let baseQuery, !baseQuery.isEmpty {
+            joined += joined.contains("?") ? "&" + baseQuery : "?" + baseQuery
+        }
+        if !query.isEmpty {
+            joined += joined.contains("?") ? "&" : "?"
+            joined += encode(query)
+        }
+        guard let url = URL(string: joined), url.scheme != nil, url.host != nil else {
+            throw BaseServerError.invalidRequest("\"\(joined)\" is not a valid URL")
+        }
+        return url
+    }
+
+    /// Whether `string` starts with `scheme:` before any `/`, `?` or `#`.
+    private static func hasScheme(_ string: String) -> Bool {
+        for scalar in string.unicodeScalars {
+            if scalar == ":" { return true }
+            if scalar == "/" || scalar == "?" || scalar == "#" { return false }
+        }
+        return false
+    }
+
+    /// Items as `key=value` pairs joined by `&`, every byte outside RFC 3986's unreserved set
+    /// percent-encoded.
+    static func encode(_ items: [(String, String)]) -> String {
+        var result = ""
+        for (index, item) in items.enumerated() {
+            if index > 0 { result += "&" }
+            result += percentEncode(item.0)
+            result += "="
+            result += percentEncode(item.1)
+        }
+        return result
+    }
+
+    /// Query items from parameters: sorted by key, arrays as repeated keys.
+    static func items(_ parameters: [String: QueryValue]) -> [(String, String)] {
+        parameters.sorted { $0.key < $1.key }.flatMap { key, value in value.renderedValues.map { (key, $0) } }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    static func percentEncode(_ string: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

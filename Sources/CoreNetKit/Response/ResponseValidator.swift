@@ -1,0 +1,81 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Decides whether a response is a success before it is mapped to a model.
+///
+/// Validators run in order; the first that throws ends the request with that error (after the
+/// ``ErrorMapperAdapter`` chain had a chance to turn the body into the app's own error).
+public protocol ResponseValidator: Sendable {
+    /// Throws when `response` is a failure.
+    func validate(_ response: ServerResponse) throws
+}
+
+/// Accepts the statuses in ``acceptable`` (2xx by default); anything else fails with
+/// ``BaseServerError/Code-swift.struct/unauthorized`` for 401, ``BaseServerError/Code-swift.struct/server``
+/// when the body carries a message (`{"message": …, "code": …}`), or
+/// ``BaseServerError/Code-swift.struct/badStatus`` with the body.
+public struct StatusCodeValidator: ResponseValidator {
+    /// The statuses that count as success.
+    public var acceptable: Range<Int>
+
+    /// Creates a validator accepting `acceptable`.
+    public init(acceptable: Range<Int> = 200..<300) { self.acceptable = acceptable }
+
+    public func validate(_ response: ServerResponse) throws {
+        let status = response.statusCode
+        guard !acceptable.contains(status) else { return }
+        if status == 401 {
+            throw BaseServerError(code: .unauthorized, statusCode: status, body: response.data,
+                                  message: BodyErrorReader.read(response)?.message)
+        }
+        if let error = BodyErrorReader.read(response) {
+            throw BaseServerError.server(message: error.message, code: error.code, statusCode: status, body: response.data)
+        }
+        throw BaseServerError.badStatus(status, body: response.data)
+    }
+}
+
+/// Treats an `{"error": {…}}` object in a successful body as a failure, as VK-style APIs
+/// report errors with status 200.
+///
+/// The error becomes ``BaseServerError/Code-swift.struct/server`` with the message from
+/// `error_msg`, `message` or `description` and the code from `error_code` or `code`.
+public struct BodyErrorValidator: ResponseValidator {
+    /// The top-level key that holds the error object.
+    public var key: String
+
+    /// Creates a validator looking for an error object under `key`.
+    public init(key: String = "error") { self.key = key }
+
+    public func validate(_ response: ServerResponse) throws {
+        guard let object = response.jsonIfObject?[key], case .object = object else { return }
+        let error = BodyErrorReader.read(object) ?? (message: "The server reported an error.", code: nil)
+        throw BaseServerError.server(message: error.message, code: error.code,
+                                     statusCode: response.statusCode, body: response.data)
+    }
+}
+
+/// Reads a message and code from common error bodies.
+enum BodyErrorReader {
+    static func read(_ response: ServerResponse) -> (message: String, code: String?)? {
+        guard let json = response.jsonIfObject else { return nil }
+        if let nested = json["error"], case .object = nested, let error = read(nested) { return error }
+        return read(json)
+    }
+
+    static func read(_ json: JSON) -> (message: String, code: String?)? {
+        let message = ["message", "error_msg", "description", "detail", "error_description"]
+            .lazy.compactMap { json[$0]?.stringValue }.first
+        guard let message else { return nil }
+        let code = ["code", "error_code"].lazy.compactMap { key -> String? in
+            guard let value = json[key] else { return nil }
+            return value.stringValue ?? value.intValue.map(String.init)
+        }.first
+        return (message, code)
+    }
+}

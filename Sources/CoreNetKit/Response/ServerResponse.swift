@@ -1,0 +1,94 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP response as the pipeline sees it: status, headers, raw body and where it came from.
+///
+/// The body is parsed as ``JSON`` at most once, on first use of ``json()``; the default
+/// ``BaseServerRequest`` mapping decodes the model straight from ``data`` instead.
+public struct ServerResponse: Sendable {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The response headers (names compare case-insensitively).
+    public let headers: HTTPHeaders
+    /// The raw body; empty for `HEAD`, `204` and `304`.
+    public let data: Data
+    /// The request that was sent.
+    public let request: URLRequest
+    /// The final URL after redirects.
+    public let url: URL?
+    /// Time from sending the request to the complete response.
+    public let duration: Duration
+    /// Whether this response was read from the cache rather than the network.
+    public let isFromCache: Bool
+    private let parsed = ParsedJSON()
+
+    /// Creates a response.
+    public init(
+        statusCode: Int, headers: HTTPHeaders, data: Data, request: URLRequest,
+        url: URL? = nil, duration: Duration = .zero, isFromCache: Bool = false
+    ) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.data = data
+        self.request = request
+        self.url = url ?? request.url
+        self.duration = duration
+        self.isFromCache = isFromCache
+    }
+
+    /// The body parsed as JSON; parsed once and remembered.
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping``
+    ///   when the body is not JSON.
+    public func json() throws -> JSON {
+        try parsed.value(for: data)
+    }
+
+    /// Whether the status is in `200..<300`.
+    public var isSuccessStatus: Bool { (200..<300).contains(statusCode) }
+
+    /// The body parsed as JSON if it looks like a JSON object or array, else `nil`.
+    var jsonIfObject: JSON? {
+        guard let first = data.first(where: { !$0.isWhitespaceByte }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            return nil
+        }
+        return try? json()
+    }
+
+    /// A copy marked as read from the cache.
+    func fromCache() -> ServerResponse {
+        ServerResponse(statusCode: statusCode, headers: headers, data: data, request: request, url: url,
+                       duration: duration, isFromCache: true)
+    }
+}
+
+extension UInt8 {
+    var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+}
+
+/// The once-parsed JSON of a body, shared by copies of a ``ServerResponse``.
+private final class ParsedJSON: Sendable {
+    private let state = Locked<Result<JSON, BaseServerError>?>(nil)
+
+    func value(for data: Data) throws -> JSON {
+        if let done = state.withLock({ $0 }) { return try done.get() }
+        let result: Result<JSON, BaseServerError>
+        do {
+            result = .success(try JSON(data: data))
+        } catch {
+            result = .failure(.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error))
+        }
+        state.withLock { $0 = result }
+        return try result.get()
+    }
+}

@@ -1,0 +1,64 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``Transport`` that answers from a closure, for unit tests of service code without a network.
+///
+/// ```swift
+/// let transport = StubTransport.json(#"{"items": [], "total": 0}"#)
+/// var configuration = NetworkConfiguration.default
+/// configuration.transport = transport
+/// ```
+///
+/// Latency is simulated with `Task.sleep`, so no thread is blocked, and a cancelled Task ends
+/// the wait at once with `CancellationError`.
+public struct StubTransport: Transport {
+    private let latency: Duration
+    private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
+
+    /// Creates a stub that answers every request with `respond`, after `latency`.
+    public init(
+        latency: Duration = .zero,
+        _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
+    ) {
+        self.latency = latency
+        self.respond = respond
+    }
+
+    /// A stub that answers every request with `status`, `body` and `headers`.
+    public static func response(
+        status: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:], latency: Duration = .zero
+    ) -> StubTransport {
+        StubTransport(latency: latency) { request in
+            TransportResponse(statusCode: status, headers: headers, body: body, url: request.urlRequest.url)
+        }
+    }
+
+    /// A stub that answers every request with the JSON text `json` and `status`.
+    public static func json(_ json: String, status: Int = 200, latency: Duration = .zero) -> StubTransport {
+        response(status: status, body: Data(json.utf8),
+                 headers: ["Content-Type": "application/json; charset=utf-8"], latency: latency)
+    }
+
+    /// A stub that fails every request with `error` (for example `URLError(.notConnectedToInternet)`).
+    public static func failing(with error: any Error, latency: Duration = .zero) -> StubTransport {
+        StubTransport(latency: latency) { _ in throw error }
+    }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if latency > .zero {
+            try await Task.sleep(for: latency)
+        }
+        try Task.checkCancellation()
+        return try await respond(request)
+    }
+}
