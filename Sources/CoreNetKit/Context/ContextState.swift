@@ -22,14 +22,15 @@ struct ContextState<Model: Sendable> {
     var completed: [@Sendable (Result<Model, any Error>) -> Void] = []
     var cache: [@Sendable (Model) -> Void] = []
     var cancel: [@Sendable () -> Void] = []
-    /// Internal observers run inline on the emitting thread (bridges, fan-out).
+    /// Internal observers run inline on the emitting thread (bridges, chaining).
+    var cacheObservers: [@Sendable (Model) -> Void] = []
     var observers: [@Sendable (ContextOutcome<Model>) -> Void] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: (@Sendable () -> Void)?
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {
-        success = []; failure = []; completed = []; cache = []; cancel = []; observers = []
+        success = []; failure = []; completed = []; cache = []; cancel = []; cacheObservers = []; observers = []
         cancelAction = nil
     }
 }

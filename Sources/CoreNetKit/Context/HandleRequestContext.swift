@@ -127,13 +127,16 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
     /// or a first cached result.
     public func emitCache(data: Model) {
-        let handlers: [@Sendable (Model) -> Void]? = state.withLock { state in
+        let taken: (handlers: [@Sendable (Model) -> Void], observers: [@Sendable (Model) -> Void])? = state.withLock { state in
             guard state.outcome == nil, state.cached == nil else { return nil }
             state.cached = data
-            defer { state.cache = [] }
-            return state.cache
+            defer { state.cache = []; state.cacheObservers = [] }
+            return (state.cache, state.cacheObservers)
         }
-        guard let handlers, !handlers.isEmpty else { return }
+        guard let taken else { return }
+        for observer in taken.observers { observer(data) }
+        let handlers = taken.handlers
+        guard !handlers.isEmpty else { return }
         delivery.async { for handler in handlers { handler(data) } }
     }
 
@@ -195,11 +198,10 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
         if let outcome { observer(outcome) }
     }
 
-    /// Calls `observer` with the cached result: on the callback queue when it is emitted later,
-    /// inline when it already was.
+    /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (Model) -> Void) {
         let cached: Model? = state.withLock { state in
-            if state.cached == nil, state.outcome == nil { state.cache.append(observer) }
+            if state.cached == nil, state.outcome == nil { state.cacheObservers.append(observer) }
             return state.cached
         }
         if let cached { observer(cached) }

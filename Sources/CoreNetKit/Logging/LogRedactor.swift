@@ -19,22 +19,27 @@ public enum LogRedactor {
     static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
     static let secretNames: Set<String> = [
         "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
-        "apikey", "password", "secret", "client_secret", "sig", "signature",
+        "apikey", "password", "secret", "client_secret", "sig", "signature", "authorization", "cookie", "set-cookie",
     ]
 
-    /// `url` with the values of token-like query items replaced by ``mask``.
+    /// `url` with the values of token-like query items (and any password) replaced by ``mask``.
     public static func redact(url: URL?) -> String {
         guard let url else { return "-" }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.percentEncodedQueryItems, !items.isEmpty else {
-            return url.absoluteString
+        var text = url.absoluteString
+        if let password = url.password(percentEncoded: true), !password.isEmpty,
+           let range = text.range(of: ":" + password + "@") {
+            text.replaceSubrange(range, with: ":" + mask + "@")
         }
-        components.percentEncodedQueryItems = items.map { item in
-            isSecret(name: item.name.removingPercentEncoding ?? item.name)
-                ? URLQueryItem(name: item.name, value: mask) : item
-        }
-        if components.password != nil { components.password = mask }
-        return components.string ?? url.absoluteString
+        guard let mark = text.firstIndex(of: "?") else { return text }
+        let fragmentStart = text[mark...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[text.index(after: mark)..<fragmentStart]
+        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard parts.count == 2, isSecret(name: name.removingPercentEncoding ?? name) else { return String(item) }
+            return name + "=" + mask
+        }.joined(separator: "&")
+        return String(text[..<mark]) + "?" + redacted + String(text[fragmentStart...])
     }
 
     /// `headers` with credential values replaced by ``mask``.

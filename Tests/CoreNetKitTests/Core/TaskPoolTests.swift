@@ -1,0 +1,124 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import CoreNetKit
+import CoreNetKitTestServer
+import Foundation
+import Testing
+
+@Suite struct TaskPoolTests {
+    @Test func cancelMidFlightDeliversNeitherSuccessNorErrorAndEmptiesThePool() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let context = TestRequest<JSON>(configuration: configuration) { server.get("/hold/cancel-mid") }.perform()
+            let log = EventLog(context)
+            try await server.waitForArrivals(at: "cancel-mid", count: 1)
+            #expect(configuration.taskPool.ids == [context.requestId])
+
+            context.cancel()
+
+            #expect(configuration.taskPool.isEmpty)
+            guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+            server.release("cancel-mid")
+            _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/cancel-mid") }.performAsync()
+            await drain(context.queue)
+            #expect(log.names == ["cancel"])
+        }
+    }
+
+    @Test func poolListsFindsAndCancelsRequestsById() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "first") }.perform()
+            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "second") }.perform()
+            let firstLog = EventLog(first)
+            let secondLog = EventLog(second)
+            try await server.waitForArrivals(at: "pool", count: 2)
+
+            #expect(configuration.taskPool.ids == ["first", "second"])
+            #expect(configuration.taskPool.find(id: "second")?.method == .get)
+            configuration.taskPool.cancel(id: "first")
+
+            guard case .cancel = try await firstLog.waitForTerminal() else { Issue.record("expected cancel"); return }
+            #expect(configuration.taskPool.ids == ["second"])
+            configuration.taskPool.cancelAll()
+            guard case .cancel = try await secondLog.waitForTerminal() else { Issue.record("expected cancel"); return }
+            #expect(configuration.taskPool.isEmpty)
+            server.release("pool")
+        }
+    }
+
+    @Test func secondRequestWithTheIdOfOneInFlightJoinsIt() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }.perform()
+            try await server.waitForArrivals(at: "join", count: 1)
+            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }.perform()
+            let firstLog = EventLog(first)
+            let secondLog = EventLog(second)
+
+            server.release("join")
+
+            #expect(try await firstLog.success() == ["gate": "join"])
+            #expect(try await secondLog.success() == ["gate": "join"])
+            #expect(server.hits("GET", "/hold/join") == 1)
+            #expect(configuration.taskPool.isEmpty)
+        }
+    }
+
+    @Test func cancellingOneJoinedContextLeavesTheOtherRunning() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join-cancel", id: "shared") }.perform()
+            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join-cancel", id: "shared") }.perform()
+            let secondLog = EventLog(second)
+            try await server.waitForArrivals(at: "join-cancel", count: 1)
+
+            first.cancel()
+            #expect(configuration.taskPool.ids == ["shared"])
+            server.release("join-cancel")
+
+            #expect(try await secondLog.success() == ["gate": "join-cancel"])
+            #expect(first.isCancelled)
+            #expect(server.hits(path: "/hold/join-cancel") == 1)
+        }
+    }
+
+    @Test func hundredConcurrentRequestsEachSucceedExactlyOnce() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let contexts = (1...100).map { index in
+                TestRequest<User>(configuration: configuration) { server.get("/users/\(index % 5 + 1)") }.perform()
+            }
+            let logs = contexts.map { EventLog($0) }
+
+            for log in logs { _ = try await log.success(60) }
+            await drain(contexts[0].queue)
+
+            #expect(logs.allSatisfy { $0.names == ["success", "completed"] })
+            #expect(server.hits(path: "/users/1") == 20)
+            #expect(configuration.taskPool.isEmpty)
+        }
+    }
+
+    @Test func handlersRunOnTheConfiguredQueueByDefaultMain() async throws {
+        try await withTestServer { server in
+            let queue = DispatchQueue(label: "tests.custom")
+            let custom = TestRequest<User>(configuration: testConfiguration(queue: queue)) { server.get("/users/1") }.perform()
+            let customLog = EventLog(custom, expectQueue: queue)
+            let onMain = TestRequest<User>(configuration: testConfiguration(queue: .main)) { server.get("/users/2") }.perform()
+            let mainLog = EventLog(onMain, expectQueue: .main)
+
+            _ = try await customLog.success()
+            _ = try await mainLog.success()
+
+            #expect(customLog.handlersOffQueue == 0)
+            #expect(mainLog.handlersOffQueue == 0)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import CoreNetKit
+import Foundation
+import Testing
+
+@Suite struct URLBuilderTests {
+    let base = URL(string: "http://api.example.com/v1")!
+
+    @Test(arguments: [
+        ("http://api.example.com/v1", "/orders", "http://api.example.com/v1/orders"),
+        ("http://api.example.com/v1/", "/orders", "http://api.example.com/v1/orders"),
+        ("http://api.example.com/v1/", "orders", "http://api.example.com/v1/orders"),
+        ("http://api.example.com/v1", "orders", "http://api.example.com/v1/orders"),
+        ("http://api.example.com/v1//", "/orders", "http://api.example.com/v1/orders"),
+        ("http://api.example.com/v1", "", "http://api.example.com/v1"),
+        ("http://api.example.com/v1", "/orders?page=2", "http://api.example.com/v1/orders?page=2"),
+    ])
+    func joiningBaseAndRelativeURLsUsesExactlyOneSlash(base: String, relative: String, expected: String) throws {
+        let url = try URLBuilder.url(base: URL(string: base)!, relative: relative, query: [])
+
+        #expect(url.absoluteString == expected)
+    }
+
+    @Test(arguments: ["http://evil.example.com/steal", "//evil.example.com/steal", "javascript:alert(1)", "file:///etc/passwd"])
+    func relativeURLThatChangesSchemeOrHostIsInvalidRequest(relative: String) {
+        #expect {
+            _ = try URLBuilder.url(base: base, relative: relative, query: [])
+        } throws: { error in
+            (error as? BaseServerError)?.code == .invalidRequest
+        }
+    }
+
+    @Test func queryItemsAreSortedByKeyAndArraysRepeatTheKey() {
+        let items = URLBuilder.items(["take": 20, "skip": 0, "tag": ["a", "b"], "flag": true, "ratio": 0.5])
+
+        #expect(URLBuilder.encode(items) == "flag=true&ratio=0.5&skip=0&tag=a&tag=b&take=20")
+    }
+
+    @Test func reservedCharactersAndNonASCIIArePercentEncodedPerRFC3986() {
+        let encoded = URLBuilder.percentEncode("a&b=c+d?e/f g~h.i_j-k🙂")
+
+        #expect(encoded == "a%26b%3Dc%2Bd%3Fe%2Ff%20g~h.i_j-k%F0%9F%99%82")
+    }
+
+    @Test func queryIsAppendedAfterAQueryInTheRelativeURL() throws {
+        let url = try URLBuilder.url(base: base, relative: "/orders?page=2", query: [("take", "5")])
+
+        #expect(url.absoluteString == "http://api.example.com/v1/orders?page=2&take=5")
+    }
+}

@@ -1,0 +1,186 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import CoreNetKit
+import CoreNetKitTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite struct ResponseMappingTests {
+    @Test func getMapsTheBodyToModelsUnderAKeyPath() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "items") { server.get("/users") }
+
+            let users = try await request.performAsync()
+
+            #expect(users.count == 5)
+            #expect(users.first == User(id: 1, name: "Ada Lovelace", email: "ada@example.com"))
+        }
+    }
+
+    @Test func scalarsAreReadAtANestedKeyPath() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+
+            let count = try await TestRequest<Int>(configuration: configuration, keyPath: "response.count") { server.get("/count") }.performAsync()
+            let name = try await TestRequest<String>(configuration: configuration, keyPath: "response.name") { server.get("/count") }.performAsync()
+            let ratio = try await TestRequest<Double>(configuration: configuration, keyPath: "response.ratio") { server.get("/count") }.performAsync()
+            let ok = try await TestRequest<Bool>(configuration: configuration, keyPath: "response.ok") { server.get("/count") }.performAsync()
+            let items = try await TestRequest<[User]>(configuration: configuration, keyPath: "response.items") { server.get("/count") }.performAsync()
+
+            #expect(count == 42)
+            #expect(name == "answers")
+            #expect(ratio == 0.5)
+            #expect(ok)
+            #expect(items.map(\.id) == [1])
+        }
+    }
+
+    @Test func missingKeyEndsInCantMappingNamingThePath() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "response.missing") { server.get("/count") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .cantMapping)
+            #expect(error.keyPath == "response.missing")
+            #expect(error.errorDescription?.contains("response.missing") == true)
+        }
+    }
+
+    @Test func malformedJSONEndsInCantMappingNamingThePath() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<[Int]>(configuration: testConfiguration(), keyPath: "items") { server.get("/malformed") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .cantMapping)
+            #expect(error.keyPath == "items")
+            #expect(error.message == "the body is not valid JSON")
+        }
+    }
+
+    @Test func wrongTypeNamesTheFullPathOfTheBadValue() async throws {
+        struct Strict: Decodable, Sendable { let id: Int; let name: Int }
+        try await withTestServer { server in
+            let request = TestRequest<[Strict]>(configuration: testConfiguration(), keyPath: "items") { server.get("/users") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .cantMapping)
+            #expect(error.keyPath == "items[0].name")
+        }
+    }
+
+    @Test func noContentGivesTheEmptyModel() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<EmptyResponse>(configuration: testConfiguration()) { server.get("/no-content") }
+
+            let model = try await request.performAsync()
+
+            #expect(model == EmptyResponse())
+        }
+    }
+
+    @Test func htmlServerErrorPageEndsInBadStatusWithTheBody() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<[User]>(configuration: testConfiguration()) { server.get("/html500") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .badStatus)
+            #expect(error.statusCode == 500)
+            #expect(String(decoding: error.body ?? Data(), as: UTF8.self).contains("<h1>Internal Server Error</h1>"))
+            #expect(error.errorDescription == "The server answered with status 500.")
+        }
+    }
+
+    @Test func jsonErrorBodyBecomesServerErrorWithMessageAndCode() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<User>(configuration: testConfiguration()) { server.get("/users/9") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .server)
+            #expect(error.statusCode == 404)
+            #expect(error.serverCode == "USER_NOT_FOUND")
+            #expect(error.errorDescription == "No user with id 9")
+        }
+    }
+
+    @Test func unauthorizedStatusEndsInUnauthorized() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<EmptyResponse>(configuration: testConfiguration()) { server.get("/status/401") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .unauthorized)
+            #expect(error.statusCode == 401)
+        }
+    }
+
+    @Test func errorInsideA200BodyFailsWithBodyErrorValidator() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration { $0.validators = [StatusCodeValidator(), BodyErrorValidator()] }
+            let request = TestRequest<JSON>(configuration: configuration) { server.get("/body-error") }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .server)
+            #expect(error.serverCode == "5")
+            #expect(error.message == "User authorization failed: invalid access_token")
+        }
+    }
+
+    @Test func firstErrorMapperThatRecognisesTheBodyWins() async throws {
+        struct AppError: Error, Decodable, Sendable, Equatable { let code: String; let message: String }
+        struct OtherError: Error, Decodable, Sendable { let reason: String }
+        try await withTestServer { server in
+            let configuration = testConfiguration {
+                $0.errorMappers = [DecodableErrorMapper(OtherError.self), DecodableErrorMapper(AppError.self),
+                                   ClosureErrorMapper { _, _ in BaseServerError.invalidRequest("never reached") }]
+            }
+            let request = TestRequest<EmptyResponse>(configuration: configuration) {
+                ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/orders", parameters: .jsonObject(["item": 1]))
+            }
+
+            let error = try await #require(throws: AppError.self) { try await request.performAsync() }
+
+            #expect(error == AppError(code: "ORDER_LIMIT", message: "You can have at most 3 open orders"))
+        }
+    }
+
+    @Test func customHandleOverrideMapsTheResponse() async throws {
+        final class StatusRequest: BaseServerRequest<Int>, @unchecked Sendable {
+            let url: URL
+            init(url: URL, configuration: NetworkConfiguration) { self.url = url; super.init(configuration: configuration) }
+            override func createAsyncServerRequest() -> ServerRequest { ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text") }
+            override func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void) {
+                completion(.success(serverResponse.data.count, fromCache: false))
+                completion(.failure(BaseServerError.invalidRequest("a second call is ignored")))
+            }
+        }
+        try await withTestServer { server in
+            let value = try await StatusRequest(url: server.baseURL, configuration: testConfiguration()).performAsync()
+
+            #expect(value == 5)
+        }
+    }
+
+    @Test func responseHeadersAreCaseInsensitiveAndTheBodyReadsAsJSON() throws {
+        let response = ServerResponse(statusCode: 200, headers: ["Content-Type": "application/json"],
+                                      data: Data(#"{"a": [1, 2]}"#.utf8), request: URLRequest(url: URL(string: "http://x")!))
+
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(try response.json()["a"]?[1]?.intValue == 2)
+        #expect(try response.json() == response.json())
+    }
+}

@@ -1,0 +1,137 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import CoreNetKit
+import CoreNetKitTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite struct URLSessionTransportTests {
+    @Test func serverSlowerThanTheTimeoutEndsInTimeout() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<JSON>(configuration: testConfiguration()) { server.get("/delay/3000", timeout: 0.5) }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .timeout)
+        }
+    }
+
+    @Test func closedPortEndsInCannotConnect() async throws {
+        let server = try await TestServer.start()
+        let baseURL = server.baseURL
+        await server.stop()
+        let request = TestRequest<JSON>(configuration: testConfiguration()) {
+            ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/users")
+        }
+
+        let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+        #expect(error.code == .cannotConnect)
+        #expect(error.errorDescription?.hasPrefix("Could not connect to the server.") == true)
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheRequestOnTheWire() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let task = Task {
+                try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/task-cancel") }.performAsync()
+            }
+            try await server.waitForArrivals(at: "task-cancel", count: 1)
+
+            task.cancel()
+            let result = await task.result
+
+            guard case .failure(let error) = result else { Issue.record("expected cancellation"); return }
+            #expect((error as? BaseServerError)?.code == .cancelled)
+            #expect(configuration.taskPool.isEmpty)
+            server.release("task-cancel")
+        }
+    }
+
+    @Test func sameOriginRedirectIsFollowedWithTheAuthorizationHeader() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<Echo>(configuration: testConfiguration()) {
+                server.get("/redirect", parameters: .query(["to": "/echo/after"]), headers: ["Authorization": "Bearer secret-1"])
+            }
+
+            let echo = try await request.performAsync()
+
+            #expect(echo.path == "/echo/after")
+            #expect(echo.headers["authorization"] == "Bearer secret-1")
+        }
+    }
+
+    @Test func crossOriginRedirectDropsTheAuthorizationHeader() async throws {
+        try await withTestServer { other in
+            try await withTestServer { server in
+                let target = other.baseURL.absoluteString + "/echo/elsewhere"
+                let request = TestRequest<Echo>(configuration: testConfiguration()) {
+                    server.get("/redirect", parameters: .query(["to": .string(target)]),
+                               headers: ["Authorization": "Bearer secret-1", "X-Kept": "yes"])
+                }
+
+                let echo = try await request.performAsync()
+
+                #expect(echo.path == "/echo/elsewhere")
+                #expect(echo.headers["authorization"] == nil)
+                #expect(echo.headers["x-kept"] == "yes")
+            }
+        }
+    }
+
+    @Test func redirectPolicyComparesSchemeHostAndPort() {
+        let a = URL(string: "http://127.0.0.1:8080/a")!
+
+        #expect(RedirectPolicy.isSameOrigin(a, URL(string: "http://127.0.0.1:8080/b")!))
+        #expect(!RedirectPolicy.isSameOrigin(a, URL(string: "http://127.0.0.1:8081/a")!))
+        #expect(!RedirectPolicy.isSameOrigin(a, URL(string: "https://127.0.0.1:8080/a")!))
+        #expect(!RedirectPolicy.isSameOrigin(a, URL(string: "http://localhost:8080/a")!))
+        #expect(RedirectPolicy.isSameOrigin(URL(string: "http://h/a")!, URL(string: "http://h:80/b")!))
+    }
+}
+
+@Suite struct StubTransportTests {
+    @Test func stubAnswersWithCannedBodyAndStatus() async throws {
+        let configuration = testConfiguration(transport: StubTransport.json(#"{"items": [{"id": 7, "name": "N", "email": "e"}]}"#))
+        let request = TestRequest<[User]>(configuration: configuration, keyPath: "items") {
+            ServerRequest(method: .get, baseUrl: URL(string: "http://stub.invalid")!, relativeUrl: "/users")
+        }
+
+        let users = try await request.performAsync()
+
+        #expect(users == [User(id: 7, name: "N", email: "e")])
+    }
+
+    @Test func stubErrorsAreMappedLikeRealOnes() async throws {
+        let configuration = testConfiguration(transport: StubTransport.failing(with: URLError(.notConnectedToInternet)))
+        let request = TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(method: .get, baseUrl: URL(string: "http://stub.invalid")!)
+        }
+
+        let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+        #expect(error.code == .noInternetConnection)
+    }
+
+    @Test func simulatedLatencyIsCancellableWithoutBlockingAThread() async throws {
+        let configuration = testConfiguration(transport: StubTransport.json("{}", latency: .seconds(600)))
+        let context = TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(method: .get, baseUrl: URL(string: "http://stub.invalid")!)
+        }.perform()
+        let log = EventLog(context)
+
+        context.cancel()
+
+        guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+        #expect(configuration.taskPool.isEmpty)
+    }
+}
