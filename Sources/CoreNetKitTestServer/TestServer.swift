@@ -1,0 +1,147 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Hummingbird
+
+/// A real HTTP/1.1 loopback server (Hummingbird) with deterministic routes for CoreNetKit's
+/// tests, demo and benchmarks. See the module's README-style route list in `TestResponder`.
+///
+/// ```swift
+/// try await withTestServer { server in
+///     let url = server.baseURL.appendingPathComponent("users")
+///     // ... request it, then:
+///     #expect(server.hits("GET", "/users") == 1)
+/// }
+/// ```
+public final class TestServer: Sendable {
+    private let core: ServerCore
+    private let serverTask: Task<Void, Never>
+
+    /// The bound port (the ephemeral one when started with port 0).
+    public let port: Int
+    /// `http://<host>:<port>`, without a trailing slash.
+    public let baseURL: URL
+
+    private init(core: ServerCore, serverTask: Task<Void, Never>, host: String, port: Int) {
+        self.core = core
+        self.serverTask = serverTask
+        self.port = port
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        self.baseURL = URL(string: "http://\(hostPart):\(port)")!
+    }
+
+    deinit {
+        self.core.releaseAllGatesForShutdown()
+        self.serverTask.cancel()
+    }
+
+    /// Starts a server on `host`:`port` (port 0 picks an ephemeral port) and returns once it
+    /// accepts connections. Throws ``TestServerError/startFailed(_:)`` when it cannot bind.
+    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
+        let core = ServerCore()
+        let startup = StartupSignal()
+        var app = Application(
+            responder: TestResponder(core: core),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                if let boundPort = channel.localAddress?.port {
+                    startup.succeed(boundPort)
+                } else {
+                    startup.fail(.startFailed("The listening socket has no local port"))
+                }
+            }
+        )
+        app.logger.logLevel = .critical
+        let application = app
+        let serverTask = Task {
+            do {
+                try await application.run()
+                startup.fail(.startFailed("The server stopped before it started listening"))
+            } catch {
+                startup.fail(.startFailed("Could not start the test server on \(host):\(port): \(error)"))
+            }
+        }
+        let boundPort = try await withTaskCancellationHandler {
+            try await startup.wait()
+        } onCancel: {
+            serverTask.cancel()
+        }
+        return TestServer(core: core, serverTask: serverTask, host: host, port: boundPort)
+    }
+
+    /// Stops listening and closes every connection. Requests held at gates are released first,
+    /// so this never hangs. When it returns, connecting to ``port`` is refused. Idempotent.
+    public func stop() async {
+        self.core.releaseAllGatesForShutdown()
+        self.serverTask.cancel()
+        await self.serverTask.value
+    }
+
+    // MARK: Hit counters
+
+    /// How many requests with `method` (e.g. `"GET"`) reached `path` (without query, e.g. `"/users/1"`).
+    public func hits(_ method: String, _ path: String) -> Int {
+        self.core.hits(method: method, path: path)
+    }
+
+    /// How many requests of any method reached `path` (without query).
+    public func hits(path: String) -> Int {
+        self.core.hits(path: path)
+    }
+
+    /// How many requests reached the server, whatever their route.
+    public func totalHits() -> Int {
+        self.core.totalHits()
+    }
+
+    /// Sets every hit counter back to zero.
+    public func resetHits() {
+        self.core.resetHits()
+    }
+
+    // MARK: Gates
+
+    /// How many requests reached `gate` so far (held or not).
+    public func arrivals(at gate: String) -> Int {
+        self.core.arrivals(at: gate)
+    }
+
+    /// Waits until `gate` has seen at least `count` arrivals; returns at once if it already has.
+    /// Throws ``TestServerError/timedOut(_:)`` after `timeout`, or `CancellationError` when cancelled.
+    public func waitForArrivals(at gate: String, count: Int, timeout: Duration = .seconds(20)) async throws {
+        try await self.core.waitForArrivals(at: gate, count: count, timeout: timeout)
+    }
+
+    /// Releases every request held at `gate` and lets all future ones through until ``close(_:)``.
+    public func release(_ gate: String) {
+        self.core.release(gate)
+    }
+
+    /// Makes `gate` hold future requests again.
+    public func close(_ gate: String) {
+        self.core.close(gate)
+    }
+
+    // MARK: Route state
+
+    /// Token state of `/auth/*` and `/protected/*`.
+    public var auth: AuthState {
+        self.core.auth
+    }
+
+    /// Inserts `count` new items at the top of `/feed` (ids max+1...max+count).
+    public func insertFeedItems(_ count: Int) {
+        self.core.insertFeedItems(count)
+    }
+
+    /// Moves `/cache/etag/:key` to its next version, changing its ETag, Last-Modified and body.
+    public func bumpVersion(_ key: String) {
+        self.core.bumpVersion(key)
+    }
+}

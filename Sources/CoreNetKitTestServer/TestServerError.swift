@@ -1,0 +1,29 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Errors thrown by ``TestServer``.
+public enum TestServerError: Error, Sendable {
+    /// A wait (e.g. `waitForArrivals(at:count:timeout:)`) did not finish in time; the payload says what was awaited.
+    case timedOut(String)
+    /// The server could not start (e.g. the port was taken); the payload carries the underlying error.
+    case startFailed(String)
+}
+
+/// Starts a ``TestServer`` on an ephemeral loopback port, runs `body` with it and always stops it,
+/// whether `body` returns or throws.
+public func withTestServer<T: Sendable>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
