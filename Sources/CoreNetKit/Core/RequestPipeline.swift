@@ -24,13 +24,23 @@ struct RequestPipeline<Model: Sendable>: Sendable {
 
     func execute(_ serverRequest: ServerRequest) async -> Result<Model, any Error> {
         do {
-            let transportRequest = try await prepare(serverRequest)
-            let response = try await send(transportRequest)
-            try validate(response)
+            let response = try await exchange(serverRequest)
             return .success(try await map(response))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// One validated response for `serverRequest`.
+    func exchange(_ serverRequest: ServerRequest) async throws -> ServerResponse {
+        let response = try await roundTrip(serverRequest)
+        try validate(response)
+        return response
+    }
+
+    /// Prepares, encodes and sends `serverRequest`; the raw response, not yet validated.
+    func roundTrip(_ serverRequest: ServerRequest) async throws -> ServerResponse {
+        try await send(try await prepare(serverRequest))
     }
 
     /// Runs the preparators and encodes the result.
