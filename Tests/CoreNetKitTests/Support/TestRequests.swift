@@ -23,8 +23,14 @@ func testConfiguration(
     return configuration
 }
 
-/// One URLSession transport for the whole suite, as an app would have.
-let sharedTestTransport = URLSessionTransport()
+/// One transport for the whole suite, as an app would have: URLSession by default, and
+/// AsyncHTTPClient when the suite runs with `--traits AsyncHTTPClient`, so both transports
+/// pass the same tests.
+#if AsyncHTTPClient
+let sharedTestTransport: any Transport = AsyncHTTPClientTransport()
+#else
+let sharedTestTransport: any Transport = URLSessionTransport()
+#endif
 
 /// A request built from a closure, for tests.
 final class TestRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {

@@ -1,0 +1,110 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+#if AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// A file read in 64 KiB chunks as an async sequence of buffers: a request body that is never
+/// held in memory whole.
+struct FileBodyChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let url: URL
+    let total: Int64
+    let progress: (@Sendable (Int64, Int64) -> Void)?
+    static let chunkSize = 64 * 1024
+
+    static func size(of url: URL) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(url: url, total: total, progress: progress)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let url: URL
+        let total: Int64
+        let progress: (@Sendable (Int64, Int64) -> Void)?
+        var handle: FileHandle?
+        var sent: Int64 = 0
+        var opened = false
+
+        init(url: URL, total: Int64, progress: (@Sendable (Int64, Int64) -> Void)?) {
+            self.url = url
+            self.total = total
+            self.progress = progress
+        }
+
+        mutating func next() async throws -> ByteBuffer? {
+            try Task.checkCancellation()
+            if !opened {
+                handle = try FileHandle(forReadingFrom: url)
+                opened = true
+            }
+            guard let handle else { return nil }
+            guard let data = try handle.read(upToCount: FileBodyChunks.chunkSize), !data.isEmpty else {
+                try? handle.close()
+                self.handle = nil
+                return nil
+            }
+            sent += Int64(data.count)
+            progress?(sent, total)
+            return ByteBuffer(bytes: data)
+        }
+    }
+}
+
+/// Where a response body goes: memory, or a file that is removed again on failure.
+struct BodySink {
+    private var data = Data()
+    private let file: FileHandle?
+    private let destination: URL?
+    private let expected: Int64
+    private let progress: (@Sendable (Int64, Int64) -> Void)?
+    private var received: Int64 = 0
+
+    init(destination: URL?, expected: Int64, progress: (@Sendable (Int64, Int64) -> Void)?) throws {
+        self.destination = destination
+        self.expected = expected
+        self.progress = progress
+        if let destination {
+            try? FileManager.default.removeItem(at: destination)
+            guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+            }
+            file = try FileHandle(forWritingTo: destination)
+        } else {
+            file = nil
+            if expected > 0 { data.reserveCapacity(Int(min(expected, 64 << 20))) }
+        }
+    }
+
+    mutating func append(_ chunk: ByteBuffer) throws {
+        let count = chunk.readableBytes
+        if let file {
+            try chunk.withUnsafeReadableBytes { try file.write(contentsOf: Data($0)) }
+        } else {
+            chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+        }
+        received += Int64(count)
+        progress?(received, expected)
+    }
+
+    func finish() throws -> Data {
+        try file?.close()
+        return data
+    }
+
+    func discard() {
+        try? file?.close()
+        if let destination { try? FileManager.default.removeItem(at: destination) }
+    }
+}
+#endif
