@@ -54,6 +54,18 @@ let package = Package(
             dependencies: ["CoreNetKit", "CoreNetKitTestServer"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "CoreNetKitBenchmarks",
+            dependencies: [
+                "CoreNetKit",
+                "CoreNetKitTestServer",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/CoreNetKitBenchmarks",
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
         .testTarget(
             name: "CoreNetKitTests",
             dependencies: ["CoreNetKit", "CoreNetKitTestServer"],

@@ -1,0 +1,93 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Benchmark
+import CoreNetKit
+import CoreNetKitTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AsyncHTTPClient
+import NIOCore
+
+/// Issue 7, item 2: loopback throughput and latency at concurrency 1, 8 and 64 — CoreNetKit
+/// over each transport against the same transport used raw, on the same requests, in one run.
+func registerThroughputBenchmarks() {
+    let metrics: [BenchmarkMetric] = [Metrics.requestsPerSecond, Metrics.latency, .cpuTotal]
+    let configuration = Benchmark.Configuration(
+        metrics: metrics, timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(4), maxIterations: 40)
+
+    let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+    let urlSessionKit = benchConfiguration(transport: URLSessionTransport())
+    let ahcClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                               configuration: .init(redirectConfiguration: .disallow))
+    #if AsyncHTTPClient
+    let ahcKit = benchConfiguration(transport: AsyncHTTPClientTransport())
+    #endif
+
+    for concurrency in [1, 8, 64] {
+        let total = concurrency == 1 ? 200 : 640
+
+        Benchmark("Throughput c\(concurrency): raw URLSession", configuration: configuration) { benchmark in
+            let url = try await Fixture.server().baseURL.appendingPathComponent("bench/page")
+            try await runLoad(benchmark, total: total, concurrency: concurrency) {
+                let data = try await rawURLSession(session, url)
+                blackHole(try JSONDecoder().decode(UserPage.self, from: data))
+            }
+        }
+
+        Benchmark("Throughput c\(concurrency): CoreNetKit + URLSessionTransport", configuration: configuration) { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            try await runLoad(benchmark, total: total, concurrency: concurrency) {
+                blackHole(try await BenchPageRequest(baseURL: baseURL, configuration: urlSessionKit).perform().value)
+            }
+        }
+
+        Benchmark("Throughput c\(concurrency): raw AsyncHTTPClient", configuration: configuration) { benchmark in
+            let url = try await Fixture.server().baseURL.appendingPathComponent("bench/page").absoluteString
+            try await runLoad(benchmark, total: total, concurrency: concurrency) {
+                var request = HTTPClientRequest(url: url)
+                request.headers.add(name: "Accept", value: "application/json")
+                let response = try await ahcClient.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 24)
+                blackHole(try JSONDecoder().decode(UserPage.self, from: Data(buffer: body)))
+            }
+        }
+
+        #if AsyncHTTPClient
+        Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            try await runLoad(benchmark, total: total, concurrency: concurrency) {
+                blackHole(try await BenchPageRequest(baseURL: baseURL, configuration: ahcKit).perform().value)
+            }
+        }
+        #endif
+    }
+}
+
+/// One GET with a plain `URLSession` data task, as an app without CoreNetKit would write it.
+private func rawURLSession(_ session: URLSession, _ url: URL) async throws -> Data {
+    var request = URLRequest(url: url)
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    return try await withCheckedThrowingContinuation { continuation in
+        session.dataTask(with: request) { data, response, error in
+            if let error { continuation.resume(throwing: error); return }
+            guard (response as? HTTPURLResponse)?.statusCode == 200, let data else {
+                continuation.resume(throwing: URLError(.badServerResponse)); return
+            }
+            continuation.resume(returning: data)
+        }.resume()
+    }
+}
+
+extension Data {
+    init(buffer: ByteBuffer) {
+        self = buffer.withUnsafeReadableBytes { Data($0) }
+    }
+}
