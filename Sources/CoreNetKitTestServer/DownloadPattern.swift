@@ -52,6 +52,17 @@ enum DownloadPatternSource {
         }
     }
 
+    /// `X-SHA256` values already computed, by size; shared by every server in the process.
+    private static let hashCache = Locked<[Int: String]>([:])
+
+    /// Hex SHA-256 of the first `count` pattern bytes, computed once per size and cached.
+    static func cachedSHA256Hex(count: Int) -> String {
+        if let cached = hashCache.withLock({ $0[count] }) { return cached }
+        let hex = sha256Hex(count: count)
+        hashCache.withLock { $0[count] = hex }
+        return hex
+    }
+
     /// Hex SHA-256 of the first `count` pattern bytes, computed chunk by chunk without building the body.
     static func sha256Hex(count: Int) -> String {
         var hasher = SHA256()
@@ -71,6 +82,7 @@ enum DownloadPatternSource {
         ResponseBody(contentLength: count) { writer in
             var remaining = count
             while remaining > 0 {
+                try Task.checkCancellation()
                 let length = min(chunkSize, remaining)
                 try await writer.write(length == chunkSize ? chunk : chunk.getSlice(at: chunk.readerIndex, length: length)!)
                 remaining -= length

@@ -98,12 +98,4 @@ final class ServerCore: Sendable {
         guard count > 0 else { return }
         self.state.withLock { $0.feedMaxID += count }
     }
-
-    /// `X-SHA256` of a `/download` body of `count` bytes, hashed once per size.
-    func downloadHash(count: Int) -> String {
-        if let cached = self.state.withLock({ $0.downloadHashes[count] }) { return cached }
-        let hex = DownloadPatternSource.sha256Hex(count: count)
-        self.state.withLock { $0.downloadHashes[count] = hex }
-        return hex
-    }
 }

@@ -49,8 +49,6 @@ struct ServerState {
     var varyHits = 0
     /// Highest id in `/feed`; the feed holds ids 1...feedMaxID.
     var feedMaxID = 50
-    /// Cached `X-SHA256` values of `/download/:bytes`, by size.
-    var downloadHashes: [Int: String] = [:]
 
     /// Returns a fresh id for a held request or a waiter.
     mutating func makeID() -> Int {

@@ -67,13 +67,13 @@ extension TestResponder {
 
     /// `GET /download/:bytes`: streams the deterministic pattern in 64 KiB chunks with an exact
     /// Content-Length and `X-SHA256` (hashed once per size).
-    func download(_ text: String) throws -> Response {
+    static func download(_ text: String) throws -> Response {
         guard let count = Int(text), (0...DownloadPatternSource.maximumSize).contains(count) else {
             throw RouteError.invalidParameter("bytes", "an integer in 0...\(DownloadPatternSource.maximumSize)")
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[Self.sha256Header] = self.core.downloadHash(count: count)
+        headers[Self.sha256Header] = DownloadPatternSource.cachedSHA256Hex(count: count)
         return Response(status: .ok, headers: headers, body: DownloadPatternSource.body(count: count))
     }
 

@@ -40,6 +40,8 @@ struct TestResponder: HTTPResponder {
         }
         let code = response.status.code
         if code == 204 || code == 304 || (100..<200).contains(code) {
+            // These statuses never carry a body (RFC 9110 §6.4.1) nor, here, a Content-Length.
+            response.body = ResponseBody()
             response.headers[.contentLength] = nil
         }
         return response
@@ -101,7 +103,7 @@ struct TestResponder: HTTPResponder {
         case ("upload", 1) where isPost && rest[0] == "raw":
             return try await Self.uploadRaw(request)
         case ("download", 1) where isGet:
-            return try self.download(Self.parameter(rest[0]))
+            return try Self.download(Self.parameter(rest[0]))
         default:
             return Self.error(.notFound, code: "NOT_FOUND", message: "No route for \(method.rawValue) \(path)")
         }

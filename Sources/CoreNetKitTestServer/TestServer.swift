@@ -10,7 +10,22 @@ import Foundation
 import Hummingbird
 
 /// A real HTTP/1.1 loopback server (Hummingbird) with deterministic routes for CoreNetKit's
-/// tests, demo and benchmarks. See the module's README-style route list in `TestResponder`.
+/// tests, demo and benchmarks. Every request is counted by method and path (``hits(_:_:)``).
+///
+/// Routes (JSON bodies use `Content-Type: application/json; charset=utf-8`; unknown routes answer
+/// `404 {"code":"NOT_FOUND",...}`; HEAD works on every GET route):
+/// - Demo API: `GET /users`, `GET /users/:id`, `POST /users` (201, echo + `"id":100`),
+///   `POST /orders` (always 422 `ORDER_LIMIT`).
+/// - Generic: `ANY /echo[/...]`, `GET /status/:code?body=&type=`, `/html500`, `/malformed`, `/text`,
+///   `/no-content`, `/count`, `/body-error`, `/delay/:ms`, `ANY /hold/:gate`,
+///   `/redirect?to=&status=`, `/counter/:key`, `/bench/page`.
+/// - Cache: `GET /cache/etag/:key` (ETag, Last-Modified, 304s; ``bumpVersion(_:)``),
+///   `/cache/no-store`, `/cache/vary`.
+/// - Auth (``auth``): `POST /auth/refresh`, `POST /auth/login`, `ANY /protected/:id`.
+/// - Pagination: `GET /items?offset=&limit=&count=&total=`, `GET /feed?cursor=&limit=`
+///   (``insertFeedItems(_:)``).
+/// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),
+///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`).
 ///
 /// ```swift
 /// try await withTestServer { server in
