@@ -58,6 +58,41 @@ import Testing
         }
     }
 
+    @Test func aPlainArrayModelPagesUntilAShortPage() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let paginator = OffsetPaginator(pageSize: 20, queue: configuration.callbackQueue) { offset, limit in
+                TestRequest<[Item]>(configuration: configuration, keyPath: "items") {
+                    server.get("/items", parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 45]))
+                }.perform()
+            }
+            let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
+
+            try await pageToTheEnd(paginator, log)
+
+            #expect(log.pages.map(\.items.count) == [20, 20, 5])
+            #expect(log.pages.map(\.total) == [nil, nil, nil])
+            #expect(server.hits("GET", "/items") == 3)
+        }
+    }
+
+    @Test func aPageNumberPaginatorOnBaseIteratableContextPagesToAnEmptyPage() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let paginator = BaseIteratableContext<Int, [Item]>(start: 1, queue: configuration.callbackQueue) { page in
+                TestRequest<[Item]>(configuration: configuration, keyPath: "items") {
+                    server.get("/items", parameters: .query(["offset": .int((page - 1) * 20), "limit": 20, "count": 40]))
+                }.perform().map { items in LoadedPage(items, next: page + 1, hasMore: !items.isEmpty) }
+            }
+            let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
+
+            try await pageToTheEnd(paginator, log)
+
+            #expect(log.pages.map(\.count) == [20, 20, 0])
+            #expect(paginator.snapshot == PaginationSnapshot(start: 1, next: 4, hasMore: false))
+        }
+    }
+
     @Test func tenMoveNextCallsWhileAPageLoadsRequestThatPageOnce() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
