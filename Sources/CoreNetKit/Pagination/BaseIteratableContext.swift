@@ -22,6 +22,8 @@ import Dispatch
 /// - ``reset(to:)`` and ``cancel()`` cancel the page in flight; its result is never delivered.
 ///   After ``reset(to:)`` no event decided before it is delivered either.
 /// - Releasing the paginator cancels the page in flight.
+/// - Only a page context's terminal result counts: a cached result it delivers first through
+///   `onCacheSuccess` is not a page.
 ///
 /// ``OffsetPaginator`` and ``CursorPaginator`` are the two kinds most APIs need. For async/await
 /// code, iterate ``pages``. Take a ``snapshot`` to come back to the same position later.
@@ -89,7 +91,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     ///
     /// It runs on ``queue``, once for every page delivered after it was added, in page order.
     /// It is never called for a page whose request was cancelled or reset. The paginator keeps it
-    /// until the paginator is released.
+    /// until the paginator is released, so capture the paginator weakly inside it.
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Page) -> Void) -> Self {
         state.withLock { $0.success.append(handler) }
