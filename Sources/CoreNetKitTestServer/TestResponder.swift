@@ -96,6 +96,8 @@ struct TestResponder: HTTPResponder {
             return self.protected(Self.parameter(rest[0]), request: request)
         case ("items", 0) where isGet:
             return try Self.items(query: QueryItems(request.uri.query))
+        case ("paged-items", 0) where isGet:
+            return try await self.pagedItems(query: QueryItems(request.uri.query))
         case ("feed", 0) where isGet:
             return try self.feed(query: QueryItems(request.uri.query))
         case ("upload", 0) where isPost:

@@ -60,4 +60,11 @@ public protocol PassiveContext<Model>: CacheableContext {}
 public protocol PagingRequestContext<Model>: AnyObject, Sendable {
     /// The type of one page.
     associatedtype Model: Sendable
+
+    /// Adds a handler for pages; fires once per page delivered after it was added, on the
+    /// callback queue, until the context is released.
+    @discardableResult func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self
+    /// Adds a handler for failed pages; fires once per failed page, on the callback queue, until
+    /// the context is released.
+    @discardableResult func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self
 }

@@ -1,0 +1,126 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// The mutable state of a ``BaseIteratableContext``, kept in one lock. Its methods decide and
+/// return what to do; the context acts on it after unlocking.
+struct IteratorState<Position: Sendable, Page: Sendable> {
+    /// An event waiting in the outbox for the callback queue.
+    enum Event {
+        case page(Page)
+        case failure(any Error)
+    }
+
+    /// The page request in flight. `token` tells its result from a stale one.
+    struct InFlight {
+        let token: Int
+        var cancel: (@Sendable () -> Void)?
+    }
+
+    /// What to stop and whom to tell after a page was abandoned (reset, cancel).
+    struct Abandoned {
+        var cancel: (@Sendable () -> Void)?
+        var waiters: [OutcomeWaiter<Page?>] = []
+    }
+
+    /// What to do after a page's result was recorded.
+    struct Delivery {
+        var result: Result<Page?, any Error>
+        var waiters: [OutcomeWaiter<Page?>]
+    }
+
+    var start: Position
+    var next: Position
+    var hasMore: Bool
+    var inFlight: InFlight?
+    var lastToken = 0
+    /// Events decided but not yet handed to handlers; a reset empties it.
+    var outbox: [Event] = []
+    /// `pages` iterators waiting for the page in flight.
+    var waiters: [OutcomeWaiter<Page?>] = []
+    var success: [@Sendable (Page) -> Void] = []
+    var failure: [@Sendable (any Error) -> Void] = []
+
+    init(_ snapshot: PaginationSnapshot<Position>) {
+        start = snapshot.start
+        next = snapshot.next
+        hasMore = snapshot.hasMore
+    }
+
+    var snapshot: PaginationSnapshot<Position> {
+        PaginationSnapshot(start: start, next: next, hasMore: hasMore)
+    }
+
+    /// Starts a page request if none is loading and the end is not reached.
+    mutating func begin() -> (token: Int, position: Position)? {
+        guard hasMore, inFlight == nil else { return nil }
+        lastToken += 1
+        inFlight = InFlight(token: lastToken)
+        return (lastToken, next)
+    }
+
+    /// Records how to cancel request `token`; `false` when it was abandoned meanwhile.
+    mutating func attach(_ cancel: @escaping @Sendable () -> Void, to token: Int) -> Bool {
+        guard inFlight?.token == token else { return false }
+        inFlight?.cancel = cancel
+        return true
+    }
+
+    /// Records the result of request `token`; `nil` when it is stale (reset, cancelled).
+    ///
+    /// A success moves the position on; a failure leaves it, so the next request asks for the
+    /// same page. A page context cancelled by someone else than the paginator counts as a failure
+    /// with ``BaseServerError/cancelled``.
+    mutating func finish(_ token: Int, _ outcome: ContextOutcome<LoadedPage<Page, Position>>) -> Delivery? {
+        guard inFlight?.token == token else { return nil }
+        inFlight = nil
+        let result: Result<Page?, any Error>
+        switch outcome {
+        case .success(let loaded):
+            next = loaded.next
+            hasMore = loaded.hasMore
+            outbox.append(.page(loaded.page))
+            result = .success(loaded.page)
+        case .failure(let error):
+            outbox.append(.failure(error))
+            result = .failure(error)
+        case .cancelled:
+            outbox.append(.failure(BaseServerError.cancelled))
+            result = .failure(BaseServerError.cancelled)
+        }
+        defer { waiters = [] }
+        return Delivery(result: result, waiters: waiters)
+    }
+
+    /// Drops the page in flight: its result will be stale. The position stays, so the next
+    /// request asks for the same page.
+    mutating func abandon() -> Abandoned {
+        defer { inFlight = nil; waiters = [] }
+        return Abandoned(cancel: inFlight?.cancel, waiters: waiters)
+    }
+
+    /// Drops the page in flight if `waiter` is waiting for it; `nil` otherwise.
+    mutating func abandon(awaitedBy waiter: OutcomeWaiter<Page?>) -> Abandoned? {
+        guard waiters.contains(where: { $0 === waiter }) else { return nil }
+        return abandon()
+    }
+
+    /// Continues from `position`: abandons the page in flight and drops every event not yet
+    /// handed to a handler, so nothing from before the reset is delivered after it.
+    mutating func reset(to position: Position) -> Abandoned {
+        next = position
+        hasMore = true
+        outbox = []
+        return abandon()
+    }
+
+    /// Takes the events for the callback queue, with the handlers to call.
+    mutating func takeOutbox() -> (events: [Event], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]) {
+        defer { outbox = [] }
+        return (outbox, success, failure)
+    }
+}

@@ -1,0 +1,54 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// One page a ``CursorPaginator`` delivers: its items and the cursors around it.
+public struct CursorPage<Element: Sendable>: Sendable {
+    /// The items of the page, in the server's order.
+    public var items: [Element]
+    /// The cursor the page was requested with; `nil` for the first page.
+    public var cursor: String?
+    /// The cursor of the next page; `nil` on the last page.
+    public var nextCursor: String?
+
+    /// Whether this is the last page.
+    public var isLast: Bool { nextCursor == nil }
+
+    /// Creates a page.
+    ///
+    /// - Parameters:
+    ///   - items: the items of the page.
+    ///   - cursor: the cursor the page was requested with.
+    ///   - nextCursor: the cursor of the next page, `nil` on the last one.
+    public init(items: [Element], cursor: String?, nextCursor: String?) {
+        self.items = items
+        self.cursor = cursor
+        self.nextCursor = nextCursor
+    }
+}
+
+extension CursorPage: Equatable where Element: Equatable {}
+
+/// What a cursor API answers for one page: the items and the cursor of the next page.
+///
+/// A `nil` or empty ``nextCursor`` is the end. Cursors that are not strings (numbers, ids) are
+/// passed as their text:
+///
+/// ```swift
+/// struct FeedPage: Decodable, CursorPageResponse {
+///     let items: [Post]
+///     let nextCursor: String?  // {"items": [...], "nextCursor": "41"}
+/// }
+/// ```
+public protocol CursorPageResponse {
+    /// The type of one item.
+    associatedtype Element
+    /// The items of the page.
+    var items: [Element] { get }
+    /// The cursor of the next page; `nil` or empty on the last page.
+    var nextCursor: String? { get }
+}

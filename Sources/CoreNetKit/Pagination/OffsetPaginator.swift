@@ -1,0 +1,84 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// Pages through an offset/limit API (`?offset=40&limit=20`, `skip`/`take`): each page starts
+/// where the previous one ended.
+///
+/// Build it from a closure that returns the context of one page's request, as your service
+/// already does. The end is known from the total count when the response has one
+/// (``OffsetPageResponse/total``), else from a page shorter than ``pageSize`` (an empty one
+/// included). Positions are item offsets: `reset(to: 0)` starts over.
+///
+/// ```swift
+/// let paginator = OffsetPaginator(pageSize: 20) { offset, limit in
+///     ordersService.orders(skip: offset, take: limit)      // ActiveRequestContext<OrderPage>
+/// }
+/// paginator
+///     .onSuccess { page in append(page.items) }             // once per page, on the main queue
+///     .onError { error in present(error) }                  // once per failed page
+/// paginator.moveNext()                                      // items 0..<20
+/// ```
+///
+/// Every rule of ``BaseIteratableContext`` holds: one page at a time, a failed page is retried by
+/// the next ``moveNext()``, a reset page is never delivered.
+public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int, OffsetPage<Element>>,
+    @unchecked Sendable  // safe: adds only a `let` to its Sendable base
+{
+    /// How many items each page asks for.
+    public let pageSize: Int
+
+    /// Creates a paginator for an offset/limit API.
+    ///
+    /// - Parameters:
+    ///   - pageSize: how many items each page asks for; a value below 1 makes every page fail
+    ///     with ``BaseServerError`` coded `invalidRequest`.
+    ///   - startOffset: the offset of the first page, and the one ``BaseIteratableContext/reset()``
+    ///     goes back to.
+    ///   - snapshot: a ``BaseIteratableContext/snapshot`` taken earlier; paging continues where it
+    ///     stood.
+    ///   - queue: the queue handlers run on; the default configuration's callback queue when `nil`.
+    ///   - load: returns the context of the request for `limit` items from `offset`. Called on the
+    ///     thread that calls ``BaseIteratableContext/moveNext()``, once per page request.
+    public init<Response: OffsetPageResponse>(
+        pageSize: Int, startOffset: Int = 0, restoring snapshot: PaginationSnapshot<Int>? = nil,
+        queue: DispatchQueue? = nil,
+        load: @escaping @Sendable (_ offset: Int, _ limit: Int) -> HandleRequestContext<Response>
+    ) where Response.Element == Element {
+        self.pageSize = pageSize
+        let callbackQueue = queue ?? NetworkConfiguration.default.callbackQueue
+        super.init(start: startOffset, restoring: snapshot, queue: callbackQueue) { offset in
+            guard pageSize > 0, offset >= 0 else {
+                return ActiveRequestContext.failed(
+                    BaseServerError.invalidRequest("offset paging needs pageSize > 0 and offset >= 0, got \(pageSize) and \(offset)"),
+                    requestId: "paging.invalid", queue: callbackQueue)
+            }
+            return load(offset, pageSize).map { response in
+                OffsetPaginator.loaded(response, offset: offset, limit: pageSize)
+            }
+        }
+    }
+
+    /// The page `response` makes at `offset`, and where the next one starts.
+    static func loaded<Response: OffsetPageResponse>(
+        _ response: Response, offset: Int, limit: Int
+    ) -> LoadedPage<OffsetPage<Element>, Int> where Response.Element == Element {
+        let items = response.items
+        let next = offset + items.count
+        let hasMore: Bool = if items.isEmpty {
+            false                               // an empty page ends it, whatever the total says
+        } else if let total = response.total {
+            next < total
+        } else {
+            items.count >= limit
+        }
+        let page = OffsetPage(items: items, offset: offset, total: response.total, isLast: !hasMore)
+        return LoadedPage(page, next: next, hasMore: hasMore)
+    }
+}
