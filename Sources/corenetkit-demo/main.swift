@@ -56,6 +56,7 @@ do {
     print("in flight now: \(TaskPool.shared.isEmpty ? "nothing" : TaskPool.shared.ids.joined(separator: ", "))")
 
     try await runPaginationDemo(server: server)
+    try await runCachingDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()

@@ -7,20 +7,27 @@
 // SPDX-License-Identifier: Apache-2.0
 //===----------------------------------------------------------------------===//
 
-/// How a request uses the cache.
+/// How a request uses the ``NetworkConfiguration/cacheAdapter``.
 ///
 /// Only `GET` and `HEAD` requests are ever read from or written to the cache, and only
-/// successful (2xx) responses that map to a model are stored.
+/// successful (2xx) responses that map to a model are stored — never errors, never a response
+/// with `Cache-Control: no-store`. Without a cache adapter every policy but ``cacheOnly`` acts
+/// as ``serverOnly``. See <doc:Caching> for the table of what each policy delivers.
 public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
     /// Never reads the cache; stores a cacheable success. The default.
     case serverOnly
     /// Answers from the cache only, never touching the network; no entry ends in
-    /// ``BaseServerError/Code-swift.struct/cacheMiss``.
+    /// ``BaseServerError/Code-swift.struct/cacheMiss``. A hit is a success with
+    /// ``HandleRequestContext/isFromCache`` `true`.
     case cacheOnly
     /// Delivers the cached model (if any) through `onCacheSuccess` first, then the server's
-    /// through `onSuccess`; if the server fails, `onError` follows the cached model.
+    /// through `onSuccess`; if the server fails, `onError` follows the cached model. The request
+    /// is conditional (`If-None-Match` / `If-Modified-Since`) when the entry allows; a
+    /// `304 Not Modified` delivers the cached model through `onSuccess`.
     case firstCacheThenRefreshFromServer
-    /// Asks the server first; when it cannot be reached (no connection, cannot connect,
-    /// timeout, 5xx) the cached model is delivered as a success marked as from the cache.
+    /// Asks the server first (conditionally, as above); when it cannot be reached (no
+    /// connection, cannot connect, connection lost, timeout, 5xx) the cached model is delivered
+    /// as a success with ``HandleRequestContext/isFromCache`` `true`, so a screen can show an
+    /// "offline" banner. Without an entry the error is delivered.
     case serverIfFailReadFromCache
 }

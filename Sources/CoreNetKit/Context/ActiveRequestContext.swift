@@ -50,6 +50,9 @@ public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unch
     /// The queue every handler runs on.
     public var queue: DispatchQueue { source.queue }
 
+    /// Whether the source's success was read from the cache; see ``HandleRequestContext/isFromCache``.
+    public var isFromCache: Bool { source.isFromCache }
+
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
         source.onSuccess(handler); return self

@@ -17,6 +17,8 @@ enum ContextOutcome<Model: Sendable>: Sendable {
 struct ContextState<Model: Sendable> {
     var outcome: ContextOutcome<Model>?
     var cached: Model?
+    /// Whether the successful outcome was read from the cache instead of the server.
+    var fromCache = false
     var success: [@Sendable (Model) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
     var completed: [@Sendable (Result<Model, any Error>) -> Void] = []

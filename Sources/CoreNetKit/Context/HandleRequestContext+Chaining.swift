@@ -11,7 +11,8 @@ extension HandleRequestContext {
     /// A context that delivers `transform` applied to this context's result.
     ///
     /// Errors pass through unchanged; an error thrown by `transform` becomes the new context's
-    /// error. A cached result is transformed and delivered through `onCacheSuccess`.
+    /// error. A cached result is transformed and delivered through `onCacheSuccess`; the new
+    /// context's ``isFromCache`` is this one's.
     /// Cancelling the new context cancels this one. `transform` runs once, off the callback
     /// queue, on the thread that delivered the result.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Model) throws -> T) -> ActiveRequestContext<T> {
@@ -23,7 +24,7 @@ extension HandleRequestContext {
         observe { outcome in
             switch outcome {
             case .success(let model):
-                do { next.emit(data: try transform(model)) } catch { next.emit(error: error) }
+                do { next.emit(data: try transform(model), fromCache: self.isFromCache) } catch { next.emit(error: error) }
             case .failure(let error): next.emit(error: error)
             case .cancelled: next.cancel()
             }

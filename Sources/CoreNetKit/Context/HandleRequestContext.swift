@@ -42,6 +42,20 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     /// Whether the terminal event (or cancellation) has happened.
     public var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
+    /// Whether the success was read from the cache instead of the server: `true` after a
+    /// ``CachePolicy/cacheOnly`` hit and after the fallback of
+    /// ``CachePolicy/serverIfFailReadFromCache`` (show an "offline" banner), `false` for a server
+    /// answer (also one confirmed by `304 Not Modified`) and before the terminal event.
+    ///
+    /// It is set before any handler runs, so `onSuccess` handlers and code after
+    /// `try await context.value` can read it:
+    ///
+    /// ```swift
+    /// let context = ordersService.orders()
+    /// context.onSuccess { orders in show(orders, offline: context.isFromCache) }
+    /// ```
+    public var isFromCache: Bool { state.withLock { $0.fromCache } }
+
     /// Whether ``cancel()`` ended the context.
     public var isCancelled: Bool {
         state.withLock { if case .cancelled = $0.outcome { return true }; return false }
@@ -120,6 +134,12 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
         finish(.success(data))
     }
 
+    /// Delivers the successful result and records whether it was read from the cache (see
+    /// ``isFromCache``); ignored after the terminal event.
+    public func emit(data: Model, fromCache: Bool) {
+        finish(.success(data), fromCache: fromCache)
+    }
+
     public func emit(error: any Error) {
         finish(.failure(error))
     }
@@ -145,10 +165,11 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     }
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
-    func finish(_ outcome: ContextOutcome<Model>) {
+    func finish(_ outcome: ContextOutcome<Model>, fromCache: Bool = false) {
         let taken: ContextState<Model>? = state.withLock { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
+            state.fromCache = fromCache
             let taken = state
             state.clearHandlers()
             return taken

@@ -10,7 +10,7 @@ import Dispatch
 import Foundation
 
 /// Everything a request needs besides its own description: transport, preparators,
-/// validators, error mappers, decoding, logging and the callback queue.
+/// validators, error mappers, decoding, logging, the callback queue and the cache.
 ///
 /// One global ``default`` serves every request that does not bring its own; set it once at
 /// start-up. Any request can use another (``BaseServerRequest/init(configuration:)``).
@@ -40,6 +40,10 @@ public struct NetworkConfiguration: Sendable {
     public var timeout: TimeInterval
     /// Where requests in flight are registered.
     public var taskPool: TaskPool
+    /// Stores responses for the ``CachePolicy`` of each request; `nil` (the default) caches
+    /// nothing, and the pipeline then skips every cache step. See ``DiskCacheAdapter`` and
+    /// ``UrlCacheAdapter``.
+    public var cacheAdapter: (any CacheAdapter)?
 
     /// Creates a configuration; every argument has the default described on its property.
     public init(
@@ -52,7 +56,8 @@ public struct NetworkConfiguration: Sendable {
         logger: (any NetworkLogger)? = nil,
         callbackQueue: DispatchQueue = .main,
         timeout: TimeInterval = 60,
-        taskPool: TaskPool = .shared
+        taskPool: TaskPool = .shared,
+        cacheAdapter: (any CacheAdapter)? = nil
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -64,6 +69,7 @@ public struct NetworkConfiguration: Sendable {
         self.callbackQueue = callbackQueue
         self.timeout = timeout
         self.taskPool = taskPool
+        self.cacheAdapter = cacheAdapter
     }
 
     private static let storage = Locked(NetworkConfiguration())

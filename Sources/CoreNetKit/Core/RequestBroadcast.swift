@@ -12,6 +12,7 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         var contexts: [ActiveRequestContext<Model>] = []
         var finished = false
         var cached: Model?
+        var fromCache = false
         var task: Task<Void, Never>?
     }
 
@@ -67,18 +68,23 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         for context in contexts { context.emitCache(data: model) }
     }
 
+    /// Marks the coming success as read from the cache instead of the server.
+    func markFromCache() {
+        state.withLock { $0.fromCache = true }
+    }
+
     func finish(_ result: Result<Model, any Error>) {
         pool.remove(id: id, member: self)
-        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
-            guard !state.finished else { return [] }
+        let (contexts, fromCache): ([ActiveRequestContext<Model>], Bool) = state.withLock { state in
+            guard !state.finished else { return ([], false) }
             state.finished = true
             state.task = nil
             defer { state.contexts = [] }
-            return state.contexts
+            return (state.contexts, state.fromCache)
         }
         for context in contexts {
             switch result {
-            case .success(let model): context.emit(data: model)
+            case .success(let model): context.emit(data: model, fromCache: fromCache)
             case .failure(let error): context.emit(error: error)
             }
         }

@@ -16,13 +16,17 @@ struct RequestPipeline<Model: Sendable>: Sendable {
     let request: BaseServerRequest<Model>
     let configuration: NetworkConfiguration
     let requestId: String
+    /// The cache work of this execution; set by `executeWithCache` (RequestPipeline+Cache).
+    var cache: CacheSession<Model>? = nil
 
     func run(_ serverRequest: ServerRequest, broadcast: RequestBroadcast<Model>) async {
-        let result = await execute(serverRequest)
+        let events = CacheEvents<Model>(cached: broadcast.emitCache, servedFromCache: broadcast.markFromCache)
+        let result = await execute(serverRequest, events: events)
         broadcast.finish(result)
     }
 
-    func execute(_ serverRequest: ServerRequest) async -> Result<Model, any Error> {
+    func execute(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<Model, any Error> {
+        if let result = await executeWithCache(serverRequest, events: events) { return result }
         do {
             let response = try await exchange(serverRequest)
             return .success(try await map(response))
@@ -54,6 +58,8 @@ struct RequestPipeline<Model: Sendable>: Sendable {
 
     /// Sends through the transport, maps its failures once, and logs.
     func send(_ transportRequest: TransportRequest) async throws -> ServerResponse {
+        var transportRequest = transportRequest
+        if let cached = try await cacheBeforeSend(&transportRequest.urlRequest) { return cached }
         let logger = configuration.logger
         let urlRequest = transportRequest.urlRequest
         if let logger { logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies)) }
@@ -63,12 +69,13 @@ struct RequestPipeline<Model: Sendable>: Sendable {
             let response = ServerResponse(statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
                                           request: urlRequest, url: raw.url, duration: ContinuousClock.now - start)
             if let logger { logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies)) }
-            return response
+            return cacheAfterSend(response)
         } catch {
             let mapped = TransportErrorMapper.map(error)
             if let logger {
                 logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId))
             }
+            if let fallback = cacheFallback(for: mapped, request: urlRequest) { return fallback }
             throw mapped
         }
     }
@@ -97,6 +104,8 @@ struct RequestPipeline<Model: Sendable>: Sendable {
                 if first { continuation.resume(returning: result) }
             }
         }
-        return try result.get()
+        let model = try result.get()
+        if cache != nil { await cacheStore(response) }
+        return model
     }
 }

@@ -1,0 +1,107 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One stored response: what a ``CacheAdapter`` saves and loads.
+///
+/// It keeps the raw response (status, headers, body), not the model, so a model read from the
+/// cache goes through the request's ``BaseServerRequest/handle(serverResponse:completion:)``
+/// exactly like a fresh one. The headers carry what conditional requests need (`ETag`,
+/// `Last-Modified`) and the `Vary` list.
+public struct CachedResponse: Sendable, Equatable {
+    /// The HTTP status code, always 2xx.
+    public var statusCode: Int
+    /// The response headers; a `304 Not Modified` replaces the fields it carries.
+    public var headers: HTTPHeaders
+    /// The raw body.
+    public var body: Data
+    /// The URL the response came from, after redirects.
+    public var url: URL?
+    /// When the entry was stored or last revalidated.
+    public var storedAt: Date
+    /// The SHA-256 of the request headers the response's `Vary` names, as they were sent; `nil`
+    /// when the response has no `Vary`.
+    public var variant: String?
+
+    /// Creates an entry.
+    public init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, storedAt: Date = Date(),
+                variant: String? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.storedAt = storedAt
+        self.variant = variant
+    }
+
+    /// The header names the response's `Vary` lists, lower-cased and sorted; `["*"]` for `Vary: *`.
+    var varyNames: [String] {
+        Self.varyNames(headers)
+    }
+
+    static func varyNames(_ headers: HTTPHeaders) -> [String] {
+        let names = headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        return Array(Set(names)).sorted()
+    }
+
+    /// The digest of `request`'s values for the headers in `names`; `nil` when `names` is empty.
+    static func variant(of request: URLRequest, names: [String]) -> String? {
+        guard !names.isEmpty else { return nil }
+        var text = ""
+        for name in names {
+            text += name + ":" + (request.value(forHTTPHeaderField: name).map { "=" + $0 } ?? "-") + "\n"
+        }
+        return SHA256.hex(text)
+    }
+
+    /// The response as the pipeline sees it, for `request`.
+    func serverResponse(for request: URLRequest, fromCache: Bool, duration: Duration = .zero) -> ServerResponse {
+        ServerResponse(statusCode: statusCode, headers: headers, data: body, request: request, url: url,
+                       duration: duration, isFromCache: fromCache)
+    }
+
+    /// This entry after a `304 Not Modified` with `headers`: every field the 304 carries replaces
+    /// the stored ones of that name, except those describing the body.
+    func revalidated(by headers: HTTPHeaders, at date: Date) -> CachedResponse {
+        let fresh = headers.fields.filter { !Self.bodyFields.contains($0.name.lowercased()) }
+        let replaced = Set(fresh.map { $0.name.lowercased() })
+        var updated = self
+        updated.headers = HTTPHeaders(self.headers.fields.filter { !replaced.contains($0.name.lowercased()) } + fresh)
+        updated.storedAt = date
+        return updated
+    }
+
+    /// The entry to store for `response`, or `nil` when HTTP's rules forbid storing it: only a
+    /// 2xx answer to `GET` or `HEAD`, without `Cache-Control: no-store` on the request or the
+    /// response, and without `Vary: *`.
+    init?(storing response: ServerResponse, at date: Date) {
+        let request = response.request
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        guard method.isCacheable, response.isSuccessStatus,
+              !Self.forbidsStoring(response.headers.values(for: "Cache-Control")),
+              !Self.forbidsStoring(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
+        else { return nil }
+        let names = Self.varyNames(response.headers)
+        guard !names.contains("*") else { return nil }
+        self.init(statusCode: response.statusCode, headers: response.headers, body: response.data, url: response.url,
+                  storedAt: date, variant: Self.variant(of: request, names: names))
+    }
+
+    private static func forbidsStoring(_ cacheControl: [String]) -> Bool {
+        cacheControl.contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "no-store" }
+        }
+    }
+
+    private static let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+}
