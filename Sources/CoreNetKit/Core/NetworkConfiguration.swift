@@ -40,6 +40,10 @@ public struct NetworkConfiguration: Sendable {
     public var timeout: TimeInterval
     /// Where requests in flight are registered.
     public var taskPool: TaskPool
+    /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the
+    /// access token, refreshes it once for any number of rejections and replays; `nil` (the
+    /// default) sends requests as they are.
+    public var accessManager: AccessSafeRequestManager?
 
     /// Creates a configuration; every argument has the default described on its property.
     public init(
@@ -52,7 +56,8 @@ public struct NetworkConfiguration: Sendable {
         logger: (any NetworkLogger)? = nil,
         callbackQueue: DispatchQueue = .main,
         timeout: TimeInterval = 60,
-        taskPool: TaskPool = .shared
+        taskPool: TaskPool = .shared,
+        accessManager: AccessSafeRequestManager? = nil
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -64,6 +69,7 @@ public struct NetworkConfiguration: Sendable {
         self.callbackQueue = callbackQueue
         self.timeout = timeout
         self.taskPool = taskPool
+        self.accessManager = accessManager
     }
 
     private static let storage = Locked(NetworkConfiguration())
