@@ -78,7 +78,7 @@ struct AuthFixture {
     /// endpoint; `adjust` changes the options.
     init(server: TestServer, tokens: AuthTokens? = AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"),
          refresher: ((NetworkConfiguration, ManualNow) -> any TokenRefresher)? = nil,
-         _ adjust: (inout AccessSafeRequestManager.Options) -> Void = { _ in }) {
+         options adjust: (inout AccessSafeRequestManager.Options) -> Void = { _ in }) {
         self.server = server
         let now = ManualNow()
         let queue = DispatchQueue(label: "tests.auth.callbacks")
