@@ -85,7 +85,9 @@ extension AccessSafeRequestManager {
         public static func isConnectionProblemOrServerFault(_ error: any Error) -> Bool {
             guard error is BaseServerError || error is URLError || error is CancellationError else { return false }
             let mapped = TransportErrorMapper.map(error)
-            let connection: Set<BaseServerError.Code> = [.noInternetConnection, .cannotConnect, .connectionLost, .timeout, .cancelled, .transport]
+            let connection: Set<BaseServerError.Code> = [
+                .noInternetConnection, .cannotConnect, .connectionLost, .timeout, .cancelled, .transport,
+            ]
             return connection.contains(mapped.code) || (mapped.statusCode ?? 0) >= 500
         }
 

@@ -29,7 +29,8 @@ extension AccessSafeRequestManager {
         let timer = Task {
             do { try await Task.sleep(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
             work.cancel()
-            self.finish(job.id, with: .failure(BaseServerError(code: .timeout, message: "the token refresh did not finish within \(job.timeout)")))
+            let timeout = BaseServerError(code: .timeout, message: "the token refresh did not finish within \(job.timeout)")
+            self.finish(job.id, with: .failure(timeout))
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }

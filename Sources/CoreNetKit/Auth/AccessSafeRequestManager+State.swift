@@ -180,7 +180,8 @@ extension AccessSafeRequestManager {
 
         private static func validated(_ tokens: AuthTokens) -> Result<AuthTokens, any Error> {
             guard AccessTokenPreparator.isValidToken(tokens.accessToken) else {
-                return .failure(BaseServerError.invalidRequest("the refreshed access token is empty or holds characters an HTTP header cannot carry"))
+                return .failure(BaseServerError.invalidRequest(
+                    "the refreshed access token is empty or holds characters an HTTP header cannot carry"))
             }
             return .success(tokens)
         }

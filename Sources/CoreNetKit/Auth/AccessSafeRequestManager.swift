@@ -46,9 +46,12 @@ public final class AccessSafeRequestManager: Sendable {
     /// The app's manager: no tokens and no refresher until ``configure(store:refresher:options:)``.
     public static let shared = AccessSafeRequestManager()
 
+    /// A request waiting in the queue for a refresh.
+    typealias Waiter = CheckedContinuation<Ticket, any Error>
+
     /// Everything the manager changes, under one lock.
     struct Guarded {
-        var machine: State<CheckedContinuation<Ticket, any Error>>
+        var machine: State<Waiter>
         var store: any TokenStore
         var expiredHandlers: [@Sendable (BaseServerError) -> Void] = []
         /// Test hook: continuations resumed once the queue holds at least `count` requests.
@@ -80,7 +83,7 @@ public final class AccessSafeRequestManager: Sendable {
     ///   - options: how rejections are recognised and refreshes limited.
     public init(store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)? = nil,
                 options: Options = Options()) {
-        let machine = State<CheckedContinuation<Ticket, any Error>>(tokens: store.load(), refresher: refresher, options: options)
+        let machine = State<Waiter>(tokens: store.load(), refresher: refresher, options: options)
         state = Locked(Guarded(machine: machine, store: store))
     }
 
@@ -134,7 +137,8 @@ public final class AccessSafeRequestManager: Sendable {
 
     /// Sends `request` with the current token through `send` (which prepares, encodes and
     /// sends), refreshing and replaying once on a rejection. The raw response, not validated.
-    func roundTrip(_ request: ServerRequest, send: (ServerRequest) async throws -> ServerResponse) async throws -> ServerResponse {
+    func roundTrip(_ request: ServerRequest,
+                   send: (ServerRequest) async throws -> ServerResponse) async throws -> ServerResponse {
         if Self.refreshing == ObjectIdentifier(self) { return try await send(request) }  // the refresh request itself
         let options = state.withLock { $0.machine.options }
         var ticket = try await acquire(.send, now: options.now(), response: nil)
@@ -159,8 +163,8 @@ public final class AccessSafeRequestManager: Sendable {
         }
         let id = state.withLock { $0.makeWaiterId() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ticket, any Error>) in
-                let (enqueued, watchers) = state.withLock { state -> (State<CheckedContinuation<Ticket, any Error>>.Enqueued, [CheckedContinuation<Void, Never>]) in
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                let (enqueued, watchers) = state.withLock { state -> (State<Waiter>.Enqueued, [CheckedContinuation<Void, Never>]) in
                     if Task.isCancelled { return (.decided(.fail(.cancelled)), []) }
                     let enqueued = state.machine.enqueue(purpose, now: now, id: id, waiter: continuation)
                     return (enqueued, state.takeSatisfiedWatchers())

@@ -50,7 +50,8 @@ public struct AuthTokens: Sendable, Hashable, Codable {
 extension AuthTokens: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         let expiry = expiresAt.map { "\($0)" } ?? "unknown"
-        return "AuthTokens(accessToken: \(LogRedactor.mask), refreshToken: \(refreshToken == nil ? "nil" : LogRedactor.mask), expiresAt: \(expiry))"
+        let refresh = refreshToken == nil ? "nil" : LogRedactor.mask
+        return "AuthTokens(accessToken: \(LogRedactor.mask), refreshToken: \(refresh), expiresAt: \(expiry))"
     }
 
     public var debugDescription: String { description }

@@ -100,7 +100,8 @@ import Testing
     @Test func requestCloseToTheKnownExpiryRefreshesFirstOnceForManyRequests() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server, tokens: nil)
-            auth.manager.setTokens(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1", expiresAt: auth.now.now.addingTimeInterval(60)))
+            let expiresAt = auth.now.now.addingTimeInterval(60)
+            auth.manager.setTokens(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1", expiresAt: expiresAt))
             #expect(try await auth.protected("early").value.token == "token-1")
             #expect(server.auth.refreshCalls == 0)
             auth.now.advance(by: 31)

@@ -22,7 +22,8 @@ import Testing
     }
 
     private func response(status: Int = 200, body: String) -> ServerResponse {
-        ServerResponse(statusCode: status, headers: [:], data: Data(body.utf8), request: URLRequest(url: URL(string: "http://api.invalid")!))
+        ServerResponse(statusCode: status, headers: [:], data: Data(body.utf8),
+                       request: URLRequest(url: URL(string: "http://api.invalid")!))
     }
 
     @Test func preparatorReplacesTheHeaderWhateverItsCaseWithSchemeAndToken() async throws {
@@ -183,8 +184,9 @@ import Testing
         try await withTestServer { server in
             let auth = AuthFixture(server: server)
             let store = InMemoryTokenStore(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"))
-            auth.manager.configure(store: store, refresher: TestServerRefresher(baseURL: server.baseURL, configuration: auth.configuration, now: auth.now),
-                                   options: AccessSafeRequestManager.Options(callbackQueue: auth.callbackQueue, now: { auth.now.now }))
+            let refresher = TestServerRefresher(baseURL: server.baseURL, configuration: auth.configuration, now: auth.now)
+            let options = AccessSafeRequestManager.Options(callbackQueue: auth.callbackQueue, now: { auth.now.now })
+            auth.manager.configure(store: store, refresher: refresher, options: options)
             server.auth.expireAccessToken()
 
             _ = try await auth.protected("saved").value

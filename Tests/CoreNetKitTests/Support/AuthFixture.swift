@@ -86,7 +86,8 @@ struct AuthFixture {
         let configuration = testConfiguration(queue: queue) { $0.accessManager = manager }
         var options = AccessSafeRequestManager.Options(callbackQueue: queue, now: { now.now })
         adjust(&options)
-        let refresher = refresher?(configuration, now) ?? TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
+        let refresher = refresher?(configuration, now)
+            ?? TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
         manager.configure(store: InMemoryTokenStore(tokens), refresher: refresher, options: options)
         let expired = self.expired
         manager.onSessionExpired { error in expired.withLock { $0.append(error) } }
