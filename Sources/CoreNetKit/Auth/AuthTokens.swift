@@ -39,6 +39,8 @@ public struct AuthTokens: Sendable, Hashable, Codable {
     /// `expires_in` of OAuth 2 responses).
     ///
     /// - Parameters:
+    ///   - accessToken: the token sent with requests.
+    ///   - refreshToken: the token that renews it, if any.
     ///   - expiresIn: the lifetime of the access token in seconds; `nil` when unknown.
     ///   - now: the current time; pass the manager's ``AccessSafeRequestManager/Options/now``
     ///     when it is not the system clock.
