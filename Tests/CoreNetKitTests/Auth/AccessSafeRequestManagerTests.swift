@@ -146,6 +146,31 @@ import Testing
         }
     }
 
+    @Test func refreshRequestThatForgetsToOptOutStillSkipsItsManager() async throws {
+        try await withTestServer { server in
+            let auth = AuthFixture(server: server, refresher: { configuration, now in
+                ClosureTokenRefresher { tokens in
+                    let request = TestRequest<RefreshReply>(configuration: configuration) {  // requiresAuthorization stays true
+                        ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/auth/refresh",
+                                      parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]))
+                    }
+                    let reply = try await request.performAsync()
+                    return AuthTokens(accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, now: now.now)
+                }
+            }, options: { $0.refreshTimeout = .seconds(10) })
+            server.auth.expireAccessToken()
+            server.auth.refreshShouldFail = true
+
+            let error = try #require(try await EventLog(auth.protected("first")).failure() as? BaseServerError)
+
+            #expect(error.code == .tokenRefreshFailed)
+            #expect(error.underlyingCode == .unauthorized)
+            #expect(server.auth.refreshCalls == 1)
+            server.auth.refreshShouldFail = false
+            #expect(try await auth.protected("second").value.token == "token-2")
+        }
+    }
+
     @Test func cancellingAWaitingRequestRemovesItFromTheQueueAndLeavesTheOthers() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server)
