@@ -96,6 +96,8 @@ struct TestResponder: HTTPResponder {
             return try await self.login(request)
         case ("protected", 1):
             return self.protected(Self.parameter(rest[0]), request: request)
+        case ("protected-after", 2):
+            return await self.protectedAfterGate(Self.parameter(rest[0]), id: Self.parameter(rest[1]), request: request)
         case ("items", 0) where isGet:
             return try Self.items(query: QueryItems(request.uri.query))
         case ("paged-items", 0) where isGet:

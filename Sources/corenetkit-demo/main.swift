@@ -57,6 +57,7 @@ do {
 
     try await runPaginationDemo(server: server)
     try await runCachingDemo(server: server)
+    try await runTokenRefreshDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()

@@ -44,6 +44,10 @@ public struct NetworkConfiguration: Sendable {
     /// nothing, and the pipeline then skips every cache step. See ``DiskCacheAdapter`` and
     /// ``UrlCacheAdapter``.
     public var cacheAdapter: (any CacheAdapter)?
+    /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the
+    /// access token, refreshes it once for any number of rejections and replays; `nil` (the
+    /// default) sends requests as they are.
+    public var accessManager: AccessSafeRequestManager?
 
     /// Creates a configuration; every argument has the default described on its property.
     public init(
@@ -57,7 +61,8 @@ public struct NetworkConfiguration: Sendable {
         callbackQueue: DispatchQueue = .main,
         timeout: TimeInterval = 60,
         taskPool: TaskPool = .shared,
-        cacheAdapter: (any CacheAdapter)? = nil
+        cacheAdapter: (any CacheAdapter)? = nil,
+        accessManager: AccessSafeRequestManager? = nil
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -70,6 +75,7 @@ public struct NetworkConfiguration: Sendable {
         self.timeout = timeout
         self.taskPool = taskPool
         self.cacheAdapter = cacheAdapter
+        self.accessManager = accessManager
     }
 
     private static let storage = Locked(NetworkConfiguration())

@@ -42,9 +42,13 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         return response
     }
 
-    /// Prepares, encodes and sends `serverRequest`; the raw response, not yet validated.
+    /// Prepares, encodes and sends `serverRequest`; the raw response, not yet validated. With an
+    /// access manager, it adds the token and may refresh it and send once more.
     func roundTrip(_ serverRequest: ServerRequest) async throws -> ServerResponse {
-        try await send(try await prepare(serverRequest))
+        if let manager = configuration.accessManager, serverRequest.requiresAuthorization {
+            return try await manager.roundTrip(serverRequest) { try await send(try await prepare($0)) }
+        }
+        return try await send(try await prepare(serverRequest))
     }
 
     /// Runs the preparators and encodes the result.

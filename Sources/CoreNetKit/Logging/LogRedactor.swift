@@ -42,9 +42,15 @@ public enum LogRedactor {
         return String(text[..<mark]) + "?" + redacted + String(text[fragmentStart...])
     }
 
-    /// `headers` with credential values replaced by ``mask``.
+    /// `headers` with credential values replaced by ``mask``: the credential headers, and any
+    /// whose name ends in `token` or `key` (`X-Auth-Token`, `Api-Key`).
     public static func redact(headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        headers.map { secretHeaders.contains($0.name.lowercased()) ? (name: $0.name, value: mask) : $0 }
+        headers.map { isSecret(header: $0.name) ? (name: $0.name, value: mask) : $0 }
+    }
+
+    static func isSecret(header name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretHeaders.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("key")
     }
 
     /// `body` as text with token-like JSON fields replaced; a non-JSON body is returned as text,

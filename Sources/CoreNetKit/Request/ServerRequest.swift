@@ -35,6 +35,11 @@ public struct ServerRequest: Sendable {
     /// An identifier for ``TaskPool``; a request whose id is in flight joins it. `nil`
     /// generates one.
     public var requestId: String?
+    /// Whether the configuration's ``AccessSafeRequestManager`` authorizes this request (adds
+    /// the access token, refreshes it on a rejection and replays). `true` by default; it has no
+    /// effect when the configuration has no manager. Set it to `false` for login and refresh
+    /// endpoints and for public resources.
+    public var requiresAuthorization: Bool
 
     /// Creates a request description.
     public init(
@@ -45,7 +50,8 @@ public struct ServerRequest: Sendable {
         parameters: ServerRequestParameter = .none,
         timeout: TimeInterval? = nil,
         cachePolicy: CachePolicy = .serverOnly,
-        requestId: String? = nil
+        requestId: String? = nil,
+        requiresAuthorization: Bool = true
     ) {
         self.method = method
         self.baseUrl = baseUrl
@@ -55,5 +61,6 @@ public struct ServerRequest: Sendable {
         self.timeout = timeout
         self.cachePolicy = cachePolicy
         self.requestId = requestId
+        self.requiresAuthorization = requiresAuthorization
     }
 }

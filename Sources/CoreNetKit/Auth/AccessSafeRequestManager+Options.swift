@@ -1,0 +1,105 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension AccessSafeRequestManager {
+    /// How an ``AccessSafeRequestManager`` recognises a rejected token, sends tokens, and limits
+    /// and times refreshes. Every property has a default; change only what differs.
+    ///
+    /// ```swift
+    /// var options = AccessSafeRequestManager.Options()
+    /// options.trigger = .bodyErrorCode(5)          // VK-style APIs
+    /// options.maxRefreshes = 3
+    /// ```
+    public struct Options: Sendable {
+        /// Which responses reject the access token; ``RefreshTrigger/status401`` by default.
+        public var trigger: RefreshTrigger
+        /// The header that carries the access token, `Authorization` by default.
+        public var header: String
+        /// The word before the token, `Bearer` by default; `nil` sends the token alone.
+        public var scheme: String?
+        /// At most this many refreshes run within ``refreshWindow`` (5 by default); one more
+        /// is refused and its requests fail with ``BaseServerError/Code-swift.struct/excessiveRefresh``.
+        /// `0` turns refreshing off.
+        public var maxRefreshes: Int
+        /// The window of ``maxRefreshes``, 30 seconds by default.
+        public var refreshWindow: Duration
+        /// A refresh that has not finished after this long (30 seconds by default, at most a
+        /// day) counts as failed: it is cancelled and its requests fail with
+        /// ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying a
+        /// ``BaseServerError/Code-swift.struct/timeout``.
+        public var refreshTimeout: Duration
+        /// When the tokens' ``AuthTokens/expiresAt`` is known, a request that would go out this
+        /// close to it (30 seconds by default) or later refreshes first.
+        public var refreshBeforeExpiry: Duration
+        /// Whether a refresh failure means the session is over, so the
+        /// ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run. Receives the
+        /// refresher's error. By default every failure does except a connection problem
+        /// (offline, cannot connect, connection lost, timeout, cancelled) and a `5xx`:
+        /// those leave the user signed in, and a later request refreshes again.
+        public var isSessionExpired: @Sendable (any Error) -> Bool
+        /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main`
+        /// by default.
+        public var callbackQueue: DispatchQueue
+        /// The current time, for ``refreshBeforeExpiry`` and ``refreshWindow``; the system clock
+        /// by default. Tests inject a manual clock here.
+        public var now: @Sendable () -> Date
+
+        /// Creates options; every argument has the default described on its property.
+        public init(
+            trigger: RefreshTrigger = .status401,
+            header: String = "Authorization",
+            scheme: String? = "Bearer",
+            maxRefreshes: Int = 5,
+            refreshWindow: Duration = .seconds(30),
+            refreshTimeout: Duration = .seconds(30),
+            refreshBeforeExpiry: Duration = .seconds(30),
+            isSessionExpired: @escaping @Sendable (any Error) -> Bool = { !Options.isConnectionProblemOrServerFault($0) },
+            callbackQueue: DispatchQueue = .main,
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.trigger = trigger
+            self.header = header
+            self.scheme = scheme
+            self.maxRefreshes = maxRefreshes
+            self.refreshWindow = refreshWindow
+            self.refreshTimeout = refreshTimeout
+            self.refreshBeforeExpiry = refreshBeforeExpiry
+            self.isSessionExpired = isSessionExpired
+            self.callbackQueue = callbackQueue
+            self.now = now
+        }
+
+        /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather
+        /// than a refusal of the refresh token; the default ``isSessionExpired`` is its negation.
+        public static func isConnectionProblemOrServerFault(_ error: any Error) -> Bool {
+            guard error is BaseServerError || error is URLError || error is CancellationError else { return false }
+            let mapped = TransportErrorMapper.map(error)
+            let connection: Set<BaseServerError.Code> = [
+                .noInternetConnection, .cannotConnect, .connectionLost, .timeout, .cancelled, .transport,
+            ]
+            return connection.contains(mapped.code) || (mapped.statusCode ?? 0) >= 500
+        }
+
+        /// ``refreshTimeout`` between zero and a day, safe to sleep for.
+        var clampedTimeout: Duration { min(max(refreshTimeout, .zero), .seconds(86_400)) }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `Date` arithmetic uses them.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

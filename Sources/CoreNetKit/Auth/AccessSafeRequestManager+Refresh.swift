@@ -1,0 +1,84 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+
+extension AccessSafeRequestManager {
+    /// The manager whose refresh the current Task runs, if any. Tasks the refresher starts
+    /// (a `perform()` of the refresh request) inherit it, so their requests skip that manager.
+    @TaskLocal static var refreshing: ObjectIdentifier?
+
+    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue.
+    func run(_ job: Job) {
+        let manager = ObjectIdentifier(self)
+        let work = Task {
+            let result: Result<AuthTokens, any Error>
+            do {
+                result = .success(try await Self.$refreshing.withValue(manager) { try await job.refresher.refresh(job.tokens) })
+            } catch {
+                result = .failure(error)
+            }
+            self.finish(job.id, with: result)
+        }
+        let timer = Task {
+            do { try await Task.sleep(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
+            work.cancel()
+            let timeout = BaseServerError(code: .timeout, message: "the token refresh did not finish within \(job.timeout)")
+            self.finish(job.id, with: .failure(timeout))
+        }
+        if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
+    }
+
+    /// Ends refresh `id`: saves new tokens, resumes every waiting request, reports a session end.
+    func finish(_ id: Int, with result: Result<AuthTokens, any Error>) {
+        let taken = state.withLock { state in
+            state.machine.finish(id, with: result).map { ($0, state.store, state.expiredHandlers, state.machine.options) }
+        }
+        guard let (finished, store, handlers, options) = taken else { return }
+        finished.timer?.cancel()
+        if let persist = finished.persist { self.persist(persist.tokens, version: persist.version, to: store) }
+        let outcome = finished.result.mapError { $0 as any Error }
+        for waiter in finished.waiters { waiter.resume(with: outcome) }
+        guard let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
+              options.isSessionExpired(cause) else { return }
+        options.callbackQueue.async { for handler in handlers { handler(error) } }
+    }
+
+    /// Writes `tokens` to `store` unless a newer version was written already.
+    func persist(_ tokens: AuthTokens?, version: Int, to store: any TokenStore) {
+        written.withLock { last in  // held during the write only to keep writes in version order
+            guard version > last else { return }
+            last = version
+            store.save(tokens)
+        }
+    }
+
+    // MARK: Test hooks
+
+    /// How many requests wait for the refresh in flight.
+    var waitingCount: Int { state.withLock { $0.machine.waitingCount } }
+
+    /// Returns once at least `count` requests wait for a refresh (at once if they already do),
+    /// or when the calling Task is cancelled.
+    func waitUntilWaiting(_ count: Int) async {
+        let id = state.withLock { $0.makeWaiterId() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.machine.waitingCount >= count || Task.isCancelled { return true }
+                    state.watchers[id] = (count, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+}

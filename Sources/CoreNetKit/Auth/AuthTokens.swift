@@ -1,0 +1,68 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The credentials of one signed-in account: an access token, the refresh token that renews
+/// it, and when the access token expires, if the server said.
+///
+/// Printing, `dump` and string interpolation show `<redacted>` instead of the tokens, so they
+/// never reach a log by accident. `Codable`, so a ``TokenStore`` can keep it in the keychain.
+///
+/// ```swift
+/// let tokens = AuthTokens(accessToken: response.accessToken, refreshToken: response.refreshToken,
+///                         expiresIn: response.expiresIn)
+/// ```
+public struct AuthTokens: Sendable, Hashable, Codable {
+    /// The token sent with every request that requires authorization.
+    public var accessToken: String
+    /// The token the ``TokenRefresher`` exchanges for new tokens; `nil` when the account cannot
+    /// refresh (a rejection then ends in ``BaseServerError/Code-swift.struct/unauthorized``).
+    public var refreshToken: String?
+    /// When ``accessToken`` expires; `nil` when unknown. When known, the
+    /// ``AccessSafeRequestManager`` refreshes shortly before it instead of waiting for a rejection.
+    public var expiresAt: Date?
+
+    /// Creates tokens.
+    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+    }
+
+    /// Creates tokens whose access token expires `expiresIn` seconds after `now` (the
+    /// `expires_in` of OAuth 2 responses).
+    ///
+    /// - Parameters:
+    ///   - accessToken: the token sent with requests.
+    ///   - refreshToken: the token that renews it, if any.
+    ///   - expiresIn: the lifetime of the access token in seconds; `nil` when unknown.
+    ///   - now: the current time; pass the manager's ``AccessSafeRequestManager/Options/now``
+    ///     when it is not the system clock.
+    public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date = Date()) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresIn.map { now.addingTimeInterval($0) })
+    }
+}
+
+extension AuthTokens: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        let expiry = expiresAt.map { "\($0)" } ?? "unknown"
+        let refresh = refreshToken == nil ? "nil" : LogRedactor.mask
+        return "AuthTokens(accessToken: \(LogRedactor.mask), refreshToken: \(refresh), expiresAt: \(expiry))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "accessToken": LogRedactor.mask,
+            "refreshToken": refreshToken == nil ? "nil" : LogRedactor.mask,
+            "expiresAt": expiresAt as Any,
+        ])
+    }
+}

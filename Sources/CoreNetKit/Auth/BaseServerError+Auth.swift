@@ -1,0 +1,28 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The errors of ``AccessSafeRequestManager``.
+extension BaseServerError {
+    /// Refreshing the access token failed because of `cause` (kept in ``underlyingError``).
+    static func tokenRefreshFailed(_ cause: any Error) -> BaseServerError {
+        BaseServerError(code: .tokenRefreshFailed, message: "refreshing the access token failed", underlyingError: cause)
+    }
+
+    /// A refresh was refused: `limit` refreshes already ran within `window`.
+    static func excessiveRefresh(limit: Int, window: Duration) -> BaseServerError {
+        BaseServerError(code: .excessiveRefresh,
+                        message: "\(limit) token refreshes already ran within \(window); refusing another")
+    }
+
+    /// The server rejected the access token and the manager cannot fix it, because of `reason`.
+    static func unauthorized(_ response: ServerResponse?, reason: String) -> BaseServerError {
+        BaseServerError(code: .unauthorized, statusCode: response?.statusCode, body: response?.data, message: reason)
+    }
+}

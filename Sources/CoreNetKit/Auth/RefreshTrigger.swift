@@ -1,0 +1,62 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected":
+/// a `401` by default, or a `403`, or an error code in a `200` body, or any rule of your own.
+///
+/// The manager checks every response of a request that requires authorization before it is
+/// validated; a match starts (or joins) a token refresh and the request is sent once more.
+///
+/// ```swift
+/// options.trigger = .status(401, 403)
+/// options.trigger = .bodyErrorCode(5)                      // VK: {"error": {"error_code": 5}}
+/// options.trigger = .status401.or(.bodyErrorCode(5))
+/// ```
+public struct RefreshTrigger: Sendable {
+    private let rule: @Sendable (ServerResponse) -> Bool
+
+    /// Creates a trigger from a rule; it runs once per response, on any thread, and must be fast.
+    public init(_ rule: @escaping @Sendable (ServerResponse) -> Bool) { self.rule = rule }
+
+    /// Whether `response` rejects the access token.
+    public func matches(_ response: ServerResponse) -> Bool { rule(response) }
+
+    /// `401 Unauthorized`: the default.
+    public static let status401 = status(401)
+
+    /// Any of the HTTP statuses `codes`.
+    public static func status(_ codes: Int...) -> RefreshTrigger {
+        let codes = Set(codes)
+        return RefreshTrigger { codes.contains($0.statusCode) }
+    }
+
+    /// A JSON body whose value at the dot-separated `keyPath` is the number `code` (or the
+    /// same digits as a string), whatever the status.
+    ///
+    /// - Parameters:
+    ///   - code: the error code that means an expired or invalid token.
+    ///   - keyPath: where the code is, `"error.error_code"` by default (VK's shape).
+    public static func bodyErrorCode(_ code: Int, keyPath: String = "error.error_code") -> RefreshTrigger {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        return RefreshTrigger { response in
+            guard var value = response.jsonIfObject else { return false }
+            for key in keys {
+                guard let next = value[key] else { return false }
+                value = next
+            }
+            return value.intValue == code || value.stringValue == String(code)
+        }
+    }
+
+    /// A trigger that matches when this one or `other` does.
+    public func or(_ other: RefreshTrigger) -> RefreshTrigger {
+        RefreshTrigger { [rule] response in rule(response) || other.matches(response) }
+    }
+}
