@@ -27,7 +27,7 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
 {
     /// The queue every handler runs on.
     public let queue: DispatchQueue
-    private let delivery: DispatchQueue
+    private let delivery: SerialDelivery
     let state = Locked(ContextState<Model>())
 
     /// Creates a context whose handlers run on `queue` (the global configuration's callback
@@ -35,8 +35,8 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     public init(queue: DispatchQueue? = nil) {
         let queue = queue ?? NetworkConfiguration.default.callbackQueue
         self.queue = queue
-        // A serial queue in front of a concurrent one keeps the cache-then-terminal order.
-        self.delivery = queue === DispatchQueue.main ? queue : DispatchQueue(label: "CoreNetKit.context", target: queue)
+        // Keeps the cache-then-terminal order also on a concurrent queue.
+        self.delivery = SerialDelivery(queue: queue)
     }
 
     /// Whether the terminal event (or cancellation) has happened.

@@ -75,19 +75,21 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// with the same ``ServerRequest/requestId`` is in flight, this one joins it.
     public func perform() -> ActiveRequestContext<Model> {
         let configuration = configuration
-        let pool = configuration.taskPool
-        let serverRequest: ServerRequest
         do {
-            serverRequest = try createAsyncServerRequest()
+            return perform(try createAsyncServerRequest(), configuration: configuration)
         } catch {
-            return .failed(TransportErrorMapper.map(error), requestId: pool.generateId(), queue: configuration.callbackQueue)
+            return .failed(TransportErrorMapper.map(error), requestId: configuration.taskPool.generateId(),
+                           queue: configuration.callbackQueue)
         }
+    }
+
+    private func perform(_ serverRequest: ServerRequest, configuration: NetworkConfiguration) -> ActiveRequestContext<Model> {
+        let pool = configuration.taskPool
         let id = serverRequest.requestId ?? pool.generateId()
         let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
         let (broadcast, isNew) = pool.joinOrRegister(
             id: id,
-            entry: TaskPool.Entry(id: id, method: serverRequest.method,
-                                  url: serverRequest.baseUrl.absoluteString + serverRequest.relativeUrl, startedAt: Date()),
+            entry: TaskPool.Entry(id: id, request: serverRequest),
             join: { $0.join(context) },
             make: { RequestBroadcast<Model>(id: id, pool: pool, first: context) })
         guard let broadcast else {
@@ -110,6 +112,28 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     ///
     /// - Throws: the error the request ended with.
     public func performAsync() async throws -> Model {
-        try await perform().value
+        let configuration = configuration
+        let serverRequest: ServerRequest
+        do {
+            serverRequest = try createAsyncServerRequest()
+        } catch {
+            throw TransportErrorMapper.map(error)
+        }
+        if serverRequest.requestId != nil {
+            // A named request may join one in flight: that needs the shared context path.
+            return try await perform(serverRequest, configuration: configuration).value
+        }
+        // A generated id is unique, so the pipeline runs right here, in the caller's Task:
+        // no Task to start and no continuation to resume.
+        let pool = configuration.taskPool
+        let id = pool.generateId()
+        let member = InlineRequest()
+        pool.register(id: id, entry: TaskPool.Entry(id: id, request: serverRequest), member: member)
+        defer { pool.remove(id: id, member: member) }
+        withUnsafeCurrentTask { task in member.attach(task) }
+        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).execute(serverRequest)
+        member.detach()
+        if Task.isCancelled { throw BaseServerError.cancelled }
+        return try result.get()
     }
 }

@@ -24,10 +24,21 @@ public final class TaskPool: Sendable {
         public let id: String
         /// Its method.
         public let method: HTTPMethod
-        /// Its base and relative URL, as given.
-        public let url: String
         /// When it started.
         public let startedAt: Date
+        let baseUrl: URL
+        let relativeUrl: String
+
+        /// Its base and relative URL, as given.
+        public var url: String { baseUrl.absoluteString + relativeUrl }
+
+        init(id: String, request: ServerRequest) {
+            self.id = id
+            self.method = request.method
+            self.startedAt = Date()
+            self.baseUrl = request.baseUrl
+            self.relativeUrl = request.relativeUrl
+        }
     }
 
     private struct Slot {
@@ -94,6 +105,11 @@ public final class TaskPool: Sendable {
             state.slots[id] = Slot(entry: entry(), broadcast: member)
             return (member, true)
         }
+    }
+
+    /// Registers `member` under `id`, which must be new (a generated id).
+    func register(id: String, entry: Entry, member: any PoolMember) {
+        state.withLock { $0.slots[id] = Slot(entry: entry, broadcast: member) }
     }
 
     /// Removes `id` if it is still registered to `member`.

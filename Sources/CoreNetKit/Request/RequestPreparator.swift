@@ -38,7 +38,12 @@ public struct DefaultHeadersPreparator: RequestPreparator {
 
     public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
         var request = request
-        for (name, value) in headers where !request.headers.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        if request.headers.isEmpty {
+            request.headers = headers
+            return request
+        }
+        let present = Set(request.headers.keys.map { $0.lowercased() })
+        for (name, value) in headers where !present.contains(name.lowercased()) {
             request.headers[name] = value
         }
         return request

@@ -1,0 +1,48 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// Runs blocks on a queue one at a time, in the order they were submitted, even when the queue
+/// is concurrent: the blocks of one context never overtake each other (a cached result always
+/// reaches handlers before the terminal event). Cheaper than a serial `DispatchQueue` per
+/// context: one lock and, per burst of blocks, one `async` on the target queue.
+final class SerialDelivery: Sendable {
+    private struct State {
+        var pending: [@Sendable () -> Void] = []
+        var scheduled = false
+    }
+
+    let queue: DispatchQueue
+    private let state = Locked(State())
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    func async(_ block: @escaping @Sendable () -> Void) {
+        let schedule: Bool = state.withLock { state in
+            state.pending.append(block)
+            guard !state.scheduled else { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let blocks: [@Sendable () -> Void] = state.withLock { state in
+                let blocks = state.pending
+                state.pending = []
+                if blocks.isEmpty { state.scheduled = false }
+                return blocks
+            }
+            if blocks.isEmpty { return }
+            for block in blocks { block() }
+        }
+    }
+}
