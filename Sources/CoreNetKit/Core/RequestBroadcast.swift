@@ -67,6 +67,11 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         for context in contexts { context.emitCache(data: model) }
     }
 
+    func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
+        let contexts = state.withLock { $0.finished ? [] : $0.contexts }
+        for context in contexts { context.emitProgress(progress, for: direction) }
+    }
+
     func finish(_ result: Result<Model, any Error>) {
         pool.remove(id: id, member: self)
         let contexts: [ActiveRequestContext<Model>] = state.withLock { state in

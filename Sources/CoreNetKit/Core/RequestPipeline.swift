@@ -16,9 +16,18 @@ struct RequestPipeline<Model: Sendable>: Sendable {
     let request: BaseServerRequest<Model>
     let configuration: NetworkConfiguration
     let requestId: String
+    /// Progress, scratch files and the download of this request.
+    let transfer = RequestTransfer()
 
     func run(_ serverRequest: ServerRequest, broadcast: RequestBroadcast<Model>) async {
-        let result = await execute(serverRequest)
+        transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
+        let result = await withTaskCancellationHandler {
+            await execute(serverRequest)
+        } onCancel: {
+            transfer.cancel()
+        }
+        let succeeded = if case .success = result { !Task.isCancelled } else { false }
+        transfer.finish(succeeded: succeeded)
         broadcast.finish(result)
     }
 
@@ -49,7 +58,10 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         for preparator in configuration.preparators {
             prepared = try await preparator.prepare(prepared)
         }
-        return try RequestEncoder.encode(prepared, encoder: configuration.encoder, defaultTimeout: configuration.timeout)
+        var transportRequest = try RequestEncoder.encode(prepared, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
+                                                         temporaryFiles: transfer.temporaryFiles)
+        transfer.observeProgress(of: &transportRequest)
+        return transportRequest
     }
 
     /// Sends through the transport, maps its failures once, and logs.
@@ -59,9 +71,10 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         if let logger { logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies)) }
         let start = ContinuousClock.now
         do {
-            let raw = try await configuration.transport.send(transportRequest)
+            let (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
             let response = ServerResponse(statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
-                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start)
+                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start,
+                                          downloadedFileURL: file)
             if let logger { logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies)) }
             return response
         } catch {

@@ -35,6 +35,10 @@ public struct ServerRequest: Sendable {
     /// An identifier for ``TaskPool``; a request whose id is in flight joins it. `nil`
     /// generates one.
     public var requestId: String?
+    /// When set, a successful response's body is streamed to this file URL instead of memory,
+    /// and the model can be a ``DownloadedFile`` or `URL`. See ``DownloadedFile`` for what
+    /// happens to the file on failure.
+    public var downloadDestination: URL?
 
     /// Creates a request description.
     public init(
@@ -45,7 +49,8 @@ public struct ServerRequest: Sendable {
         parameters: ServerRequestParameter = .none,
         timeout: TimeInterval? = nil,
         cachePolicy: CachePolicy = .serverOnly,
-        requestId: String? = nil
+        requestId: String? = nil,
+        downloadDestination: URL? = nil
     ) {
         self.method = method
         self.baseUrl = baseUrl
@@ -55,5 +60,6 @@ public struct ServerRequest: Sendable {
         self.timeout = timeout
         self.cachePolicy = cachePolicy
         self.requestId = requestId
+        self.downloadDestination = downloadDestination
     }
 }
