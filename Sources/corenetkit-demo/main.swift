@@ -54,6 +54,8 @@ do {
     let (a, b) = try await (first.value, joined.value)
     print("two contexts, one call: \(a.name) / \(b.name); server saw GET /users/1 \(server.hits("GET", "/users/1")) time(s)")
     print("in flight now: \(TaskPool.shared.isEmpty ? "nothing" : TaskPool.shared.ids.joined(separator: ", "))")
+
+    try await runMultipartDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()
