@@ -58,10 +58,10 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         for preparator in configuration.preparators {
             prepared = try await preparator.prepare(prepared)
         }
-        var transportRequest = try RequestEncoder.encode(prepared, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
-                                                         temporaryFiles: transfer.temporaryFiles)
-        transfer.observeProgress(of: &transportRequest)
-        return transportRequest
+        return try await transfer.encode(prepared) { request in
+            try RequestEncoder.encode(request, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
+                                      temporaryFiles: transfer.temporaryFiles)
+        }
     }
 
     /// Sends through the transport, maps its failures once, and logs.

@@ -37,8 +37,24 @@ final class RequestTransfer: Sendable {
         state.withLock { $0.sink = sink }
     }
 
+    /// Runs `encode` — off the cooperative thread pool for a multipart body, whose files it may
+    /// read and write — and points the result's progress callbacks at this transfer.
+    func encode(_ request: ServerRequest,
+                _ encode: @escaping @Sendable (ServerRequest) throws -> TransportRequest) async throws -> TransportRequest {
+        var transportRequest: TransportRequest
+        if case .multipart = request.parameters {
+            transportRequest = try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try encode(request) }) }
+            }
+        } else {
+            transportRequest = try encode(request)
+        }
+        observeProgress(of: &transportRequest)
+        return transportRequest
+    }
+
     /// Points `request`'s progress callbacks at this transfer.
-    func observeProgress(of request: inout TransportRequest) {
+    private func observeProgress(of request: inout TransportRequest) {
         request.uploadProgress = { [self] sent, expected in report(.upload, completed: sent, expected: expected) }
         request.downloadProgress = { [self] received, expected in report(.download, completed: received, expected: expected) }
     }

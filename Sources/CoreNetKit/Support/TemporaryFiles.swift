@@ -20,7 +20,8 @@ final class TemporaryFiles: Sendable {
     }
     private let state = Locked(State())
 
-    /// Creates an empty file called `name` in `directory` and tracks it.
+    /// Creates an empty file called `name` in `directory`, readable by the owner only, and
+    /// tracks it.
     ///
     /// The file is created under the lock (one short system call), so a concurrent ``close()``
     /// either comes first and this throws, or comes after and removes the file.
@@ -31,7 +32,9 @@ final class TemporaryFiles: Sendable {
         let url = directory.appendingPathComponent(name, isDirectory: false)
         let created: Bool? = state.withLock { state in
             guard !state.closed else { return nil }
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { return false }
+            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                return false
+            }
             state.files.insert(url)
             return true
         }
