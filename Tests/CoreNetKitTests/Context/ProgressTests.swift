@@ -130,7 +130,7 @@ struct ManualInstant: InstantProtocol {
         #expect(onQueue)
     }
 
-    @Test func successfulRequestEndsEachProgressAtOneBeforeSuccess() async throws {
+    @Test func successfulRequestEndsEachProgressAtOneOnTheCallbackQueueBeforeSuccess() async throws {
         try await withTestServer { server in
             var form = MultipartData()
             form.append("v", name: "a")
@@ -145,6 +145,7 @@ struct ManualInstant: InstantProtocol {
 
             #expect(log.uploads.last?.fraction == 1.0)
             #expect(log.downloads.last?.fraction == 1.0)
+            #expect(log.handlersOffQueue == 0)
             #expect(log.afterTerminal.isEmpty)
             guard case .terminal("success")? = log.all.last else { Issue.record("expected success last"); return }
         }

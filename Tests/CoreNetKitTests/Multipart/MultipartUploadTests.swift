@@ -72,6 +72,7 @@ import Testing
                 #expect(Double(uploads.count) <= 30 * (elapsed / .seconds(1)) + 3)
                 #expect(log.afterTerminal.isEmpty)
                 #expect(contents(of: spool).isEmpty)
+                #expect(log.handlersOffQueue == 0)
             }
         }
     }

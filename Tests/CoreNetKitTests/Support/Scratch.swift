@@ -72,9 +72,12 @@ final class TransferLog: Sendable {
     private let entries = Locked<[Entry]>([])
     private let firstUpload = Once<TransferProgress>()
     private let firstDownload = Once<TransferProgress>()
+    private let queueKey = DispatchSpecificKey<Bool>()
+    private let wrongQueue = Locked(0)
 
-    /// Attaches progress and terminal handlers to `context`.
+    /// Attaches progress and terminal handlers to `context`; they must run on its queue.
     init<Model: Sendable>(_ context: HandleRequestContext<Model>) {
+        context.queue.setSpecific(key: queueKey, value: true)
         context
             .onUploadProgress { [self] progress in record(.upload(progress)); firstUpload.fire(progress) }
             .onDownloadProgress { [self] progress in record(.download(progress)); firstDownload.fire(progress) }
@@ -83,7 +86,13 @@ final class TransferLog: Sendable {
             .onCancel { [self] in record(.terminal("cancel")) }
     }
 
-    private func record(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+    private func record(_ entry: Entry) {
+        if DispatchQueue.getSpecific(key: queueKey) != true { wrongQueue.withLock { $0 += 1 } }
+        entries.withLock { $0.append(entry) }
+    }
+
+    /// How many handlers ran off the context's callback queue.
+    var handlersOffQueue: Int { wrongQueue.withLock { $0 } }
 
     var all: [Entry] { entries.withLock { $0 } }
     var uploads: [TransferProgress] { all.compactMap { if case .upload(let p) = $0 { p } else { nil } } }

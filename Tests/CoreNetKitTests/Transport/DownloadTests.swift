@@ -38,6 +38,7 @@ import Testing
                 #expect(isMonotonic(downloads))
                 #expect(downloads.last?.fraction == 1.0 && downloads.last?.completedBytes == Int64(count))
                 #expect(log.afterTerminal.isEmpty)
+                #expect(log.handlersOffQueue == 0)
                 #expect(contents(of: destination.deletingLastPathComponent()) == ["big.bin"])
             }
         }
