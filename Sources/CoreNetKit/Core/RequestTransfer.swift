@@ -89,7 +89,8 @@ final class RequestTransfer: Sendable {
             throw BaseServerError(code: .fileAccess, message: "could not create the directory \(directory.path)",
                                   underlyingError: error)
         }
-        let partial = try temporaryFiles.create(in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part")
+        let partial = try temporaryFiles.create(in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
+                                                ownerOnly: false)
         request.downloadDestination = partial
         let response = try await transport.send(request)
         guard (200..<300).contains(response.statusCode) else { return (response, nil) }

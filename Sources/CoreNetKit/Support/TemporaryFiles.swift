@@ -11,7 +11,7 @@ import Foundation
 /// The scratch files of one request (streamed bodies, partial downloads): created here, removed
 /// together when the request no longer needs them.
 ///
-/// After ``close()`` every file is gone and ``create(in:name:)`` refuses, so a request that is
+/// After ``close()`` every file is gone and ``create(in:name:ownerOnly:)`` refuses, so a request that is
 /// cancelled while it encodes leaves nothing behind.
 final class TemporaryFiles: Sendable {
     private struct State {
@@ -20,19 +20,20 @@ final class TemporaryFiles: Sendable {
     }
     private let state = Locked(State())
 
-    /// Creates an empty file called `name` in `directory`, readable by the owner only, and
-    /// tracks it.
+    /// Creates an empty file called `name` in `directory` and tracks it; `ownerOnly` makes it
+    /// readable by its owner only (for bodies), else it gets the default permissions.
     ///
     /// The file is created under the lock (one short system call), so a concurrent ``close()``
     /// either comes first and this throws, or comes after and removes the file.
     ///
     /// - Throws: `CancellationError` after ``close()``; ``BaseServerError`` with code
     ///   ``BaseServerError/Code-swift.struct/fileAccess`` when the file cannot be created.
-    func create(in directory: URL, name: String) throws -> URL {
+    func create(in directory: URL, name: String, ownerOnly: Bool = true) throws -> URL {
         let url = directory.appendingPathComponent(name, isDirectory: false)
         let created: Bool? = state.withLock { state in
             guard !state.closed else { return nil }
-            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            let attributes: [FileAttributeKey: Any]? = ownerOnly ? [.posixPermissions: 0o600] : nil
+            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: attributes) else {
                 return false
             }
             state.files.insert(url)
