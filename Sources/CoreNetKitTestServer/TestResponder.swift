@@ -13,7 +13,7 @@ import Hummingbird
 /// accepts any method. Each request is counted by method and path before it is routed.
 ///
 /// Routes live in extensions: `TestResponder+Generic`, `+Demo`, `+Cache`, `+Auth`,
-/// `+Pagination` and `+Files`. Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
+/// `+Pagination`, `+Files` and `+Transfer`. Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
 struct TestResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
@@ -110,6 +110,8 @@ struct TestResponder: HTTPResponder {
             return try await Self.uploadRaw(request)
         case ("download", 1) where isGet:
             return try Self.download(Self.parameter(rest[0]))
+        case ("transfer", 2) where isGet && rest[0] == "partial":
+            return try self.partialDownload(Self.parameter(rest[1]), query: QueryItems(request.uri.query))
         default:
             return Self.error(.notFound, code: "NOT_FOUND", message: "No route for \(method.rawValue) \(path)")
         }

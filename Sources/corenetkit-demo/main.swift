@@ -58,6 +58,7 @@ do {
     try await runPaginationDemo(server: server)
     try await runCachingDemo(server: server)
     try await runTokenRefreshDemo(server: server)
+    try await runMultipartDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()

@@ -42,7 +42,7 @@ public final class ActiveRequestContext<Model: Sendable>: HandleRequestContext<M
 /// Hand one out where callers may watch a result but must not end it. Handlers run on the
 /// source context's queue, under the same rules.
 public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unchecked Sendable {  // safe: holds only a let to a Sendable context
-    private let source: HandleRequestContext<Model>
+    let source: HandleRequestContext<Model>
 
     /// Creates a read-only view of `source`.
     public init(_ source: HandleRequestContext<Model>) { self.source = source }

@@ -29,10 +29,16 @@ struct ContextState<Model: Sendable> {
     var observers: [@Sendable (ContextOutcome<Model>) -> Void] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: (@Sendable () -> Void)?
+    /// Progress handlers and the last value delivered to them (HandleRequestContext+Progress).
+    var uploadProgress: [@Sendable (TransferProgress) -> Void] = []
+    var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
+    var lastUpload: TransferProgress?
+    var lastDownload: TransferProgress?
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {
         success = []; failure = []; completed = []; cache = []; cancel = []; cacheObservers = []; observers = []
         cancelAction = nil
+        uploadProgress = []; downloadProgress = []
     }
 }

@@ -27,7 +27,8 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
 {
     /// The queue every handler runs on.
     public let queue: DispatchQueue
-    private let delivery: SerialDelivery
+    /// Serial: every handler runs through it, in the order it was enqueued.
+    let delivery: SerialDelivery
     let state = Locked(ContextState<Model>())
 
     /// Creates a context whose handlers run on `queue` (the global configuration's callback

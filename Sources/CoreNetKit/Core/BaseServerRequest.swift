@@ -131,7 +131,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         pool.register(id: id, entry: TaskPool.Entry(id: id, request: serverRequest), member: member)
         defer { pool.remove(id: id, member: member) }
         withUnsafeCurrentTask { task in member.attach(task) }
-        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).execute(serverRequest)
+        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).complete(serverRequest)
         member.detach()
         if Task.isCancelled { throw BaseServerError.cancelled }
         return try result.get()

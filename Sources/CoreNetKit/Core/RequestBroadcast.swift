@@ -73,6 +73,11 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         state.withLock { $0.fromCache = true }
     }
 
+    func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
+        let contexts = state.withLock { $0.finished ? [] : $0.contexts }
+        for context in contexts { context.emitProgress(progress, for: direction) }
+    }
+
     func finish(_ result: Result<Model, any Error>) {
         pool.remove(id: id, member: self)
         let (contexts, fromCache): ([ActiveRequestContext<Model>], Bool) = state.withLock { state in

@@ -18,11 +18,27 @@ struct RequestPipeline<Model: Sendable>: Sendable {
     let requestId: String
     /// The cache work of this execution; set by `executeWithCache` (RequestPipeline+Cache).
     var cache: CacheSession<Model>? = nil
+    /// Progress, scratch files and the download of this request.
+    let transfer = RequestTransfer()
 
     func run(_ serverRequest: ServerRequest, broadcast: RequestBroadcast<Model>) async {
+        transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
         let events = CacheEvents<Model>(cached: broadcast.emitCache, servedFromCache: broadcast.markFromCache)
-        let result = await execute(serverRequest, events: events)
+        let result = await complete(serverRequest, events: events)
         broadcast.finish(result)
+    }
+
+    /// Executes the request and then settles its transfer: scratch files removed, a download
+    /// kept only on success. Cancelling the Task cancels the transfer at once.
+    func complete(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<Model, any Error> {
+        let result = await withTaskCancellationHandler {
+            await execute(serverRequest, events: events)
+        } onCancel: {
+            transfer.cancel()
+        }
+        let succeeded = if case .success = result { !Task.isCancelled } else { false }
+        transfer.finish(succeeded: succeeded)
+        return result
     }
 
     func execute(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<Model, any Error> {
@@ -57,7 +73,10 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         for preparator in configuration.preparators {
             prepared = try await preparator.prepare(prepared)
         }
-        return try RequestEncoder.encode(prepared, encoder: configuration.encoder, defaultTimeout: configuration.timeout)
+        return try await transfer.encode(prepared) { request in
+            try RequestEncoder.encode(request, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
+                                      temporaryFiles: transfer.temporaryFiles)
+        }
     }
 
     /// Sends through the transport, maps its failures once, and logs.
@@ -69,9 +88,10 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         if let logger { logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies)) }
         let start = ContinuousClock.now
         do {
-            let raw = try await configuration.transport.send(transportRequest)
+            let (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
             let response = ServerResponse(statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
-                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start)
+                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start,
+                                          downloadedFileURL: file)
             if let logger { logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies)) }
             return cacheAfterSend(response)
         } catch {

@@ -25,6 +25,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case noInternetConnection, cannotConnect, connectionLost, timeout, cancelled
             case transport, cantMapping, badStatus, server, invalidRequest, unauthorized
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
+            case fileAccess
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -58,6 +59,9 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         public static let excessiveRefresh = Code(.excessiveRefresh)
         /// The cache policy required a cached response and there was none.
         public static let cacheMiss = Code(.cacheMiss)
+        /// A file could not be read or written: a multipart file part, a streamed body's
+        /// temporary file or a download's destination; see ``BaseServerError/message``.
+        public static let fileAccess = Code(.fileAccess)
 
         public var description: String { base.rawValue }
     }
@@ -151,6 +155,7 @@ extension BaseServerError: LocalizedError {
         case .tokenRefreshFailed: return "Your session has expired. Please sign in again."
         case .excessiveRefresh: return "The session was refreshed too often; refreshing was stopped."
         case .cacheMiss: return "No cached data is available for this request."
+        case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
         default: return description
         }
     }

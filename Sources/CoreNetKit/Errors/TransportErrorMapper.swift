@@ -28,6 +28,9 @@ enum TransportErrorMapper {
             }
             return BaseServerError(code: code, message: error.localizedDescription, underlyingError: error)
         }
+        if let error = error as? CocoaError, error.isFileError {
+            return BaseServerError(code: .fileAccess, message: error.localizedDescription, underlyingError: error)
+        }
         return BaseServerError(code: .transport, message: "\(error)", underlyingError: error)
     }
 }

@@ -82,6 +82,16 @@ public enum LogRedactor {
         return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key") || lower.hasSuffix("password")
     }
 
+    /// The body of `request` as it is logged: redacted text, or for a multipart body only its
+    /// size (its fields may hold secrets and its files are binary).
+    static func loggedBody(of request: URLRequest) -> String? {
+        guard let body = request.httpBody else { return nil }
+        if let type = request.value(forHTTPHeaderField: "Content-Type"), type.lowercased().hasPrefix("multipart/") {
+            return "<multipart body, \(body.count) bytes>"
+        }
+        return redact(body: body)
+    }
+
     /// `request` as a `curl` command line with credentials redacted.
     public static func curl(_ request: URLRequest) -> String {
         var parts = ["curl", "-X", request.httpMethod ?? "GET"]
@@ -90,9 +100,9 @@ public enum LogRedactor {
             parts.append("-H")
             parts.append(quote("\(header.name): \(header.value)"))
         }
-        if let body = request.httpBody, !body.isEmpty {
+        if let body = loggedBody(of: request), !body.isEmpty {
             parts.append("--data-binary")
-            parts.append(quote(redact(body: body)))
+            parts.append(quote(body))
         }
         parts.append(quote(redact(url: request.url)))
         return parts.joined(separator: " ")

@@ -17,7 +17,7 @@ extension NetworkLogEntry {
         return NetworkLogEntry(
             kind: .request, requestId: id, method: request.httpMethod ?? "GET", url: LogRedactor.redact(url: request.url),
             statusCode: nil, duration: nil, bytes: request.httpBody?.count, headers: LogRedactor.redact(headers: headers),
-            body: bodies ? request.httpBody.map(LogRedactor.redact(body:)) : nil, error: nil, curl: LogRedactor.curl(request))
+            body: bodies ? LogRedactor.loggedBody(of: request) : nil, error: nil, curl: LogRedactor.curl(request))
     }
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {

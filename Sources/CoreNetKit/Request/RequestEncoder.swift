@@ -13,8 +13,12 @@ import FoundationNetworking
 
 /// Turns a prepared ``ServerRequest`` into the `URLRequest` a transport sends.
 enum RequestEncoder {
-    static func encode(_ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval) throws -> TransportRequest {
+    /// Encodes `request`. A multipart body above its threshold is written to a file tracked by
+    /// `temporaryFiles`; without it, every body is built in memory.
+    static func encode(_ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval,
+                       temporaryFiles: TemporaryFiles? = nil) throws -> TransportRequest {
         var query: [(String, String)] = []
+        var multipart: MultipartData?
         var body: Data?
         var contentType: String?
         let inQuery = request.method.encodesParametersInQuery
@@ -46,6 +50,11 @@ enum RequestEncoder {
                 body = data
                 contentType = "application/json; charset=utf-8"
             }
+        case .multipart(let form):
+            guard !inQuery else {
+                throw BaseServerError.invalidRequest("a multipart body needs POST, PUT or PATCH, not \(request.method.rawValue)")
+            }
+            multipart = form
         }
 
         let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
@@ -61,8 +70,20 @@ enum RequestEncoder {
         if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
             urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
+        if let destination = request.downloadDestination, !destination.isFileURL {
+            throw BaseServerError.invalidRequest("the download destination \(destination.absoluteString) is not a file URL")
+        }
+        var bodyFileURL: URL?
+        if let multipart {
+            let encoded = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
+            switch encoded.body {
+            case .memory(let data): body = data
+            case .file(let url): bodyFileURL = url
+            }
+            urlRequest.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
+        }
         urlRequest.httpBody = body
-        return TransportRequest(urlRequest: urlRequest)
+        return TransportRequest(urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
     }
 
     private static func encodeJSON(_ value: any Encodable, _ encoder: JSONEncoder) throws -> Data {

@@ -40,6 +40,10 @@ public struct ServerRequest: Sendable {
     /// effect when the configuration has no manager. Set it to `false` for login and refresh
     /// endpoints and for public resources.
     public var requiresAuthorization: Bool
+    /// When set, a successful response's body is streamed to this file URL instead of memory,
+    /// and the model can be a ``DownloadedFile`` or `URL`. See ``DownloadedFile`` for what
+    /// happens to the file on failure.
+    public var downloadDestination: URL?
 
     /// Creates a request description.
     public init(
@@ -51,7 +55,8 @@ public struct ServerRequest: Sendable {
         timeout: TimeInterval? = nil,
         cachePolicy: CachePolicy = .serverOnly,
         requestId: String? = nil,
-        requiresAuthorization: Bool = true
+        requiresAuthorization: Bool = true,
+        downloadDestination: URL? = nil
     ) {
         self.method = method
         self.baseUrl = baseUrl
@@ -62,5 +67,6 @@ public struct ServerRequest: Sendable {
         self.cachePolicy = cachePolicy
         self.requestId = requestId
         self.requiresAuthorization = requiresAuthorization
+        self.downloadDestination = downloadDestination
     }
 }

@@ -14,7 +14,8 @@ import Foundation
 /// `GET`, `HEAD` and `DELETE` put parameters in the query string (a JSON object is flattened
 /// into query items); `POST`, `PUT` and `PATCH` send `.json` and `.jsonObject` as a JSON body
 /// with `Content-Type: application/json` and `.formURLEncoded` as a form body. `.query`
-/// always goes in the query string, whatever the method.
+/// always goes in the query string, whatever the method. `.multipart` is a body for `POST`, `PUT`
+/// and `PATCH` only.
 public enum ServerRequestParameter: Sendable {
     /// No parameters.
     case none
@@ -26,4 +27,7 @@ public enum ServerRequestParameter: Sendable {
     case jsonObject(JSON)
     /// Form fields sent as `application/x-www-form-urlencoded`.
     case formURLEncoded([String: QueryValue])
+    /// A `multipart/form-data` body of text fields, data and files; large bodies are streamed
+    /// from disk. See ``MultipartData``.
+    case multipart(MultipartData)
 }

@@ -31,6 +31,12 @@ enum ModelDecoding {
 
     static func decode<Model>(_ type: Model.Type, from response: ServerResponse, keyPath: String?,
                               decoder: JSONDecoder) throws -> Model {
+        if let fileURL = response.downloadedFileURL {
+            if Model.self == DownloadedFile.self { return try DownloadedFile(fileURL, response: response) as! Model }
+            if Model.self == URL.self { return fileURL as! Model }
+        } else if Model.self == DownloadedFile.self {
+            throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the request has no downloadDestination")
+        }
         let data = response.data
         if let empty = Model.self as? any EmptyResponseRepresentable.Type,
            response.statusCode == 204 || data.allSatisfy(\.isWhitespaceByte) {

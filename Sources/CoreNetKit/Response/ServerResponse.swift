@@ -30,12 +30,15 @@ public struct ServerResponse: Sendable {
     public let duration: Duration
     /// Whether this response was read from the cache rather than the network.
     public let isFromCache: Bool
+    /// The file the body was streamed to, for a request with a
+    /// ``ServerRequest/downloadDestination`` and a successful status; ``data`` is then empty.
+    public let downloadedFileURL: URL?
     private let parsed = ParsedJSON()
 
     /// Creates a response.
     public init(
         statusCode: Int, headers: HTTPHeaders, data: Data, request: URLRequest,
-        url: URL? = nil, duration: Duration = .zero, isFromCache: Bool = false
+        url: URL? = nil, duration: Duration = .zero, isFromCache: Bool = false, downloadedFileURL: URL? = nil
     ) {
         self.statusCode = statusCode
         self.headers = headers
@@ -44,6 +47,7 @@ public struct ServerResponse: Sendable {
         self.url = url ?? request.url
         self.duration = duration
         self.isFromCache = isFromCache
+        self.downloadedFileURL = downloadedFileURL
     }
 
     /// The body parsed as JSON; parsed once and remembered.
@@ -68,7 +72,7 @@ public struct ServerResponse: Sendable {
     /// A copy marked as read from the cache.
     func fromCache() -> ServerResponse {
         ServerResponse(statusCode: statusCode, headers: headers, data: data, request: request, url: url,
-                       duration: duration, isFromCache: true)
+                       duration: duration, isFromCache: true, downloadedFileURL: downloadedFileURL)
     }
 }
 

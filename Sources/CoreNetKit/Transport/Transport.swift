@@ -32,7 +32,9 @@ public struct TransportRequest: Sendable {
     public var urlRequest: URLRequest
     /// A file whose contents are the body, streamed rather than loaded into memory.
     public var bodyFileURL: URL?
-    /// When set, the response body is written to this file instead of memory.
+    /// When set, a 2xx response's body is written to this file instead of memory (any other
+    /// status keeps its body in memory). A transport that cannot do this may return the body in
+    /// memory; the pipeline then writes it to the file.
     public var downloadDestination: URL?
     /// Called with (bytes sent, total bytes expected) as the body goes out; any thread.
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?

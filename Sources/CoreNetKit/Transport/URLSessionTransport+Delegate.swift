@@ -45,7 +45,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         if let state = state(for: dataTask) {
             state.response = response as? HTTPURLResponse
-            if let destination = state.request.downloadDestination {
+            // Only a successful body goes to the file; an error body stays in memory for the validators.
+            if let destination = state.request.downloadDestination, let status = state.response?.statusCode,
+               (200..<300).contains(status) {
                 do {
                     let manager = FileManager.default
                     try? manager.removeItem(at: destination)

@@ -1,0 +1,49 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// Decides which raw progress callbacks are worth delivering: pure state, the time passed in.
+///
+/// A value passes when it moves forward (more bytes and no lower fraction than the last one
+/// delivered) and either the interval has passed since the last delivery or the transfer just
+/// completed. ``finish()`` gives the closing `1.0` if it was not delivered yet. So handlers see
+/// a monotonic series of at most `1 / interval` values a second, plus the final one.
+struct ProgressThrottle<Instant: InstantProtocol> where Instant.Duration == Swift.Duration {
+    /// The shortest time between two deliveries; 1/30 s by default.
+    let interval: Duration
+    private(set) var last: TransferProgress?
+    private var lastTime: Instant?
+    private var total: Int64?
+
+    init(interval: Duration = .milliseconds(1000) / 30) {
+        self.interval = interval
+    }
+
+    /// The value to deliver for `completed` of `expected` bytes (`expected` < 0 when unknown)
+    /// reported at `now`, or `nil` to drop it.
+    mutating func offer(completed: Int64, expected: Int64, now: Instant) -> TransferProgress? {
+        let total: Int64? = expected >= 0 ? max(expected, completed) : nil
+        if total != nil { self.total = total }
+        let progress = TransferProgress(completedBytes: completed, totalBytes: total)
+        if let last {
+            guard progress.completedBytes > last.completedBytes, progress.fraction >= last.fraction else { return nil }
+            if !progress.isFinished, let lastTime, lastTime.duration(to: now) < interval { return nil }
+        }
+        last = progress
+        lastTime = now
+        return progress
+    }
+
+    /// The closing `1.0` value, or `nil` when it was already delivered.
+    mutating func finish() -> TransferProgress? {
+        if let last, last.isFinished { return nil }
+        let completed = max(last?.completedBytes ?? 0, total ?? 0)
+        let progress = TransferProgress(completedBytes: completed, totalBytes: completed)
+        last = progress
+        return progress
+    }
+}

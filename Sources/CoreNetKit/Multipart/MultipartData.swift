@@ -1,0 +1,147 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A `multipart/form-data` body (RFC 7578): text fields, in-memory data and files on disk.
+///
+/// Send it as ``ServerRequestParameter/multipart(_:)`` with `POST`, `PUT` or `PATCH`:
+///
+/// ```swift
+/// var form = MultipartData()
+/// form.append("Holiday", name: "title")
+/// form.append(fileAt: videoURL, name: "video")                  // video/mp4, streamed from disk
+/// form.append(thumbnail, name: "thumb", filename: "thumb.jpg")  // image/jpeg
+///
+/// ServerRequest(method: .post, baseUrl: API.base, relativeUrl: "/videos", parameters: .multipart(form))
+/// ```
+///
+/// A body up to ``memoryThreshold`` bytes is assembled in memory. A larger one is never held in
+/// memory: it is written chunk by chunk to a file in ``temporaryDirectory`` and uploaded from
+/// there with an exact `Content-Length`; the file is removed when the request ends, also on
+/// error or cancellation. The boundary is random and checked not to occur in any part.
+///
+/// Names and filenames may hold any characters: `"`, CR and LF are sent as `%22`, `%0D` and
+/// `%0A` (as browsers do) and other text as UTF-8, so they can never break out of their header.
+/// A filename that had to be changed that way is also sent exactly as
+/// `filename*=UTF-8''…` (RFC 8187), which most servers read in preference.
+///
+/// Reading files and building the body happen when the request is sent; a missing or
+/// unreadable file ends the request with ``BaseServerError/Code-swift.struct/fileAccess``, a
+/// bad header with ``BaseServerError/Code-swift.struct/invalidRequest``.
+public struct MultipartData: Sendable {
+    /// The largest body assembled in memory, in bytes, unless a form says otherwise: 10 MB.
+    public static let defaultMemoryThreshold = 10_000_000
+
+    /// The parts, in the order they are sent.
+    public var parts: [Part]
+    /// The largest body, in bytes, that is assembled in memory; larger ones are streamed
+    /// through a temporary file.
+    public var memoryThreshold: Int
+    /// Where the temporary file of a large body is written; the system's temporary directory by
+    /// default.
+    public var temporaryDirectory: URL
+
+    /// Creates a form with `parts`.
+    ///
+    /// - Parameters:
+    ///   - parts: the parts, in order; ``append(_:name:)`` and its siblings add more.
+    ///   - memoryThreshold: the largest body assembled in memory, in bytes.
+    ///   - temporaryDirectory: where larger bodies are written before they are sent.
+    public init(_ parts: [Part] = [], memoryThreshold: Int = MultipartData.defaultMemoryThreshold,
+                temporaryDirectory: URL = FileManager.default.temporaryDirectory) {
+        self.parts = parts
+        self.memoryThreshold = memoryThreshold
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// Appends a text field.
+    public mutating func append(_ value: String, name: String) {
+        parts.append(.text(value, name: name))
+    }
+
+    /// Appends in-memory data; see ``Part/data(_:name:filename:mimeType:headers:)``.
+    public mutating func append(_ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
+                                headers: [String: String] = [:]) {
+        parts.append(.data(data, name: name, filename: filename, mimeType: mimeType, headers: headers))
+    }
+
+    /// Appends a file that is read when the request is sent; see
+    /// ``Part/file(_:name:filename:mimeType:headers:)``.
+    public mutating func append(fileAt url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
+                                headers: [String: String] = [:]) {
+        parts.append(.file(url, name: name, filename: filename, mimeType: mimeType, headers: headers))
+    }
+}
+
+extension MultipartData {
+    /// One part of a ``MultipartData`` body.
+    public struct Part: Sendable {
+        /// Where a part's bytes come from.
+        public enum Content: Sendable {
+            /// A text field, sent as UTF-8 without a `Content-Type`.
+            case text(String)
+            /// Bytes in memory.
+            case data(Data)
+            /// The contents of a local file, read when the request is sent.
+            case file(URL)
+        }
+
+        /// The field name (`name` in `Content-Disposition`).
+        public var name: String
+        /// The filename (`filename` in `Content-Disposition`), if any.
+        public var filename: String?
+        /// The `Content-Type` of the part; when `nil`, it is guessed from the filename's
+        /// extension (``resolvedMimeType``).
+        public var mimeType: String?
+        /// More headers of the part. `Content-Disposition` and `Content-Type` are not allowed
+        /// here: the name, filename and ``mimeType`` set them.
+        public var headers: [String: String]
+        /// The part's bytes.
+        public var content: Content
+
+        /// Creates a part; prefer ``text(_:name:)``, ``data(_:name:filename:mimeType:headers:)``
+        /// and ``file(_:name:filename:mimeType:headers:)``.
+        public init(name: String, filename: String? = nil, mimeType: String? = nil, headers: [String: String] = [:],
+                    content: Content) {
+            self.name = name
+            self.filename = filename
+            self.mimeType = mimeType
+            self.headers = headers
+            self.content = content
+        }
+
+        /// A text field.
+        public static func text(_ value: String, name: String) -> Part {
+            Part(name: name, content: .text(value))
+        }
+
+        /// In-memory bytes; the type is `mimeType`, else guessed from `filename`'s extension,
+        /// else `application/octet-stream`.
+        public static func data(_ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
+                                headers: [String: String] = [:]) -> Part {
+            Part(name: name, filename: filename, mimeType: mimeType, headers: headers, content: .data(data))
+        }
+
+        /// A local file, streamed from disk when the body is large; `filename` defaults to the
+        /// file's name and the type to a guess from its extension.
+        public static func file(_ url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
+                                headers: [String: String] = [:]) -> Part {
+            Part(name: name, filename: filename ?? url.lastPathComponent, mimeType: mimeType, headers: headers,
+                 content: .file(url))
+        }
+
+        /// The `Content-Type` that is sent: ``mimeType``, else a guess from the filename's
+        /// extension, else `application/octet-stream`; `nil` for text fields.
+        public var resolvedMimeType: String? {
+            if let mimeType { return mimeType }
+            if case .text = content { return nil }
+            return MIMEType.guess(forFilename: filename ?? "")
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Turns a ``MultipartData`` into a body: assembled in memory up to the form's threshold,
+/// otherwise written chunk by chunk to a tracked temporary file.
+struct MultipartEncoder {
+    /// An encoded body and the `Content-Type` that names its boundary.
+    struct Encoded {
+        enum Body {
+            case memory(Data)
+            case file(URL)
+        }
+        let body: Body
+        let contentType: String
+        let length: Int64
+        let boundary: String
+    }
+
+    /// Bytes copied from a file at a time.
+    static let chunkSize = 1 << 20
+    /// Boundaries tried before giving up (a random one collides with probability 2⁻¹²⁸).
+    static let boundaryAttempts = 8
+
+    let form: MultipartData
+    let makeBoundary: @Sendable () -> String
+
+    init(_ form: MultipartData, makeBoundary: @escaping @Sendable () -> String = MultipartEncoder.randomBoundary) {
+        self.form = form
+        self.makeBoundary = makeBoundary
+    }
+
+    /// `CoreNetKit-` and 128 random bits in hex.
+    static func randomBoundary() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = [generator.next() as UInt64, generator.next() as UInt64].map { value in
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return "CoreNetKit-" + digits.joined()
+    }
+
+    /// Encodes the form. Without `temporaryFiles` the body is assembled in memory whatever its size.
+    ///
+    /// - Throws: ``BaseServerError`` `invalidRequest` (no parts, bad headers, no usable
+    ///   boundary) or `fileAccess` (a file part is missing, unreadable or changes while read);
+    ///   `CancellationError` when the Task is cancelled or `temporaryFiles` closed meanwhile.
+    func encode(temporaryFiles: TemporaryFiles?) throws -> Encoded {
+        guard !form.parts.isEmpty else {
+            throw BaseServerError.invalidRequest("a multipart body needs at least one part")
+        }
+        let layouts = try form.parts.map(PartLayout.init)
+        for _ in 0..<Self.boundaryAttempts {
+            let boundary = makeBoundary()
+            let pattern = Array(boundary.utf8)
+            guard !layouts.contains(where: { $0.inMemoryBytesContain(pattern) }) else { continue }
+            let length = layouts.reduce(Int64(closing(boundary).count)) { sum, part in
+                sum + Int64(delimiter(boundary).count + part.header.count + 2) + part.contentLength
+            }
+            let contentType = "multipart/form-data; boundary=" + boundary
+            if let temporaryFiles, length > Int64(form.memoryThreshold) {
+                if let url = try write(layouts, boundary: boundary, length: length, into: temporaryFiles) {
+                    return Encoded(body: .file(url), contentType: contentType, length: length, boundary: boundary)
+                }
+            } else if let data = try assemble(layouts, boundary: boundary, length: length) {
+                return Encoded(body: .memory(data), contentType: contentType, length: length, boundary: boundary)
+            }
+        }
+        throw BaseServerError.invalidRequest("no multipart boundary could be found that does not occur in the body")
+    }
+
+    private func delimiter(_ boundary: String) -> Data { Data(("--" + boundary + "\r\n").utf8) }
+    private func closing(_ boundary: String) -> Data { Data(("--" + boundary + "--\r\n").utf8) }
+    private static let lineBreak = Data("\r\n".utf8)
+
+    /// The body in memory, or `nil` when a file part contains the boundary.
+    private func assemble(_ layouts: [PartLayout], boundary: String, length: Int64) throws -> Data? {
+        let pattern = Array(boundary.utf8)
+        var body = Data()
+        body.reserveCapacity(Int(length))
+        for part in layouts {
+            body.append(delimiter(boundary))
+            body.append(part.header)
+            switch part.content {
+            case .memory(let data):
+                body.append(data)
+            case .file(let url):
+                let data = try FileRead.contents(of: url, expectedSize: part.contentLength)
+                if ByteSearch.contains(pattern, in: data) { return nil }
+                body.append(data)
+            }
+            body.append(Self.lineBreak)
+        }
+        body.append(closing(boundary))
+        return body
+    }
+
+    /// The body in a new temporary file, or `nil` when a file part contains the boundary. The
+    /// file is removed again if anything fails.
+    private func write(_ layouts: [PartLayout], boundary: String, length: Int64,
+                       into temporaryFiles: TemporaryFiles) throws -> URL? {
+        let url = try temporaryFiles.create(in: form.temporaryDirectory,
+                                            name: "CoreNetKit-multipart-\(UUID().uuidString).tmp")
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            var written: Int64 = 0
+            func put(_ data: Data) throws {
+                try handle.write(contentsOf: data)
+                written += Int64(data.count)
+            }
+            let isCancelled: @Sendable () -> Bool = { Task.isCancelled || temporaryFiles.isClosed }
+            for part in layouts {
+                try put(delimiter(boundary))
+                try put(part.header)
+                switch part.content {
+                case .memory(let data):
+                    try put(data)
+                case .file(let file):
+                    let clean = try FileRead.copy(file, expectedSize: part.contentLength, chunkSize: Self.chunkSize,
+                                                  rejecting: Array(boundary.utf8), isCancelled: isCancelled, to: put)
+                    guard clean else {
+                        temporaryFiles.remove(url)
+                        return nil
+                    }
+                }
+                try put(Self.lineBreak)
+            }
+            try put(closing(boundary))
+            guard written == length else {
+                throw BaseServerError(code: .fileAccess, message: "the multipart body's temporary file has the wrong size")
+            }
+            return url
+        } catch {
+            temporaryFiles.remove(url)
+            if let error = error as? CocoaError, error.isFileError {
+                throw BaseServerError(code: .fileAccess, message: "could not write the multipart body: \(error.localizedDescription)",
+                                      underlyingError: error)
+            }
+            throw error
+        }
+    }
+}
+
+/// A part with its header block built and its content measured.
+struct PartLayout {
+    enum Content {
+        case memory(Data)
+        case file(URL)
+    }
+
+    let header: Data
+    let content: Content
+    let contentLength: Int64
+
+    init(_ part: MultipartData.Part) throws {
+        header = try MultipartHeaders.block(for: part)
+        switch part.content {
+        case .text(let text):
+            content = .memory(Data(text.utf8))
+            contentLength = Int64(text.utf8.count)
+        case .data(let data):
+            content = .memory(data)
+            contentLength = Int64(data.count)
+        case .file(let url):
+            content = .file(url)
+            contentLength = try FileRead.size(of: url)
+        }
+    }
+
+    /// Whether the header or in-memory content contains `pattern`.
+    func inMemoryBytesContain(_ pattern: [UInt8]) -> Bool {
+        if ByteSearch.contains(pattern, in: header) { return true }
+        if case .memory(let data) = content { return ByteSearch.contains(pattern, in: data) }
+        return false
+    }
+}
