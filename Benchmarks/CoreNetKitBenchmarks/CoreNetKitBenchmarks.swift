@@ -25,4 +25,5 @@ let benchmarks: @Sendable () -> Void = {
     )
     registerPipelineBenchmarks()
     registerThroughputBenchmarks()
+    registerFeatureBenchmarks()
 }
