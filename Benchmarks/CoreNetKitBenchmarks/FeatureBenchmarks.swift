@@ -25,33 +25,6 @@ func registerFeatureBenchmarks() {
 struct ProtectedReply: Decodable, Sendable { let id: String; let token: String }
 struct RefreshReply: Decodable, Sendable { let accessToken: String; let refreshToken: String; let expiresIn: Double }
 
-final class ProtectedRequest: BaseServerRequest<ProtectedReply>, @unchecked Sendable {
-    private let baseURL: URL
-    private let id: Int
-    init(baseURL: URL, id: Int, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
-        self.id = id
-        super.init(configuration: configuration)
-    }
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/protected/\(id)")
-    }
-}
-
-final class RefreshRequest: BaseServerRequest<RefreshReply>, @unchecked Sendable {
-    private let baseURL: URL
-    private let refreshToken: String
-    init(baseURL: URL, refreshToken: String, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
-        self.refreshToken = refreshToken
-        super.init(configuration: configuration)
-    }
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
-                      parameters: .jsonObject(["refreshToken": .string(refreshToken)]), requiresAuthorization: false)
-    }
-}
-
 /// 100 concurrent requests with an expired token (one refresh, every request replayed) against
 /// the same 100 with a valid token. `refresh calls` must stay at 1 per iteration.
 func registerRefreshStormBenchmarks() {
@@ -71,8 +44,11 @@ func registerRefreshStormBenchmarks() {
             manager.configure(
                 store: InMemoryTokenStore(AuthTokens(accessToken: current, refreshToken: server.auth.currentRefreshToken)),
                 refresher: ClosureTokenRefresher { tokens in
-                    let reply = try await RefreshRequest(baseURL: baseURL, refreshToken: tokens.refreshToken ?? "",
-                                                         configuration: network).performAsync()
+                    let reply = try await BenchRequest<RefreshReply>(configuration: network) {
+                        ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
+                                      parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]),
+                                      requiresAuthorization: false)
+                    }.performAsync()
                     return AuthTokens(accessToken: reply.accessToken, refreshToken: reply.refreshToken)
                 })
             if expired { server.auth.expireAccessToken() }
@@ -81,7 +57,11 @@ func registerRefreshStormBenchmarks() {
             benchmark.startMeasurement()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for id in 1...100 {
-                    group.addTask { blackHole(try await ProtectedRequest(baseURL: baseURL, id: id, configuration: network).performAsync()) }
+                    group.addTask {
+                        blackHole(try await BenchRequest<ProtectedReply>(configuration: network) {
+                            ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/protected/\(id)")
+                        }.performAsync())
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -104,22 +84,6 @@ extension NetworkConfiguration {
 struct Item: Decodable, Sendable { let id: Int; let title: String }
 struct ItemPage: Decodable, Sendable, OffsetPageResponse { let items: [Item]; let total: Int? }
 
-final class ItemsRequest: BaseServerRequest<ItemPage>, @unchecked Sendable {
-    private let baseURL: URL
-    private let offset: Int
-    private let limit: Int
-    init(baseURL: URL, offset: Int, limit: Int, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
-        self.offset = offset
-        self.limit = limit
-        super.init(configuration: configuration)
-    }
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/items",
-                      parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 10_000]))
-    }
-}
-
 /// 10,000 items in pages of 100 through `OffsetPaginator.pages`.
 func registerPaginationBenchmark() {
     let configuration = Benchmark.Configuration(
@@ -130,7 +94,10 @@ func registerPaginationBenchmark() {
     Benchmark("Pagination: 10,000 items in pages of 100 (OffsetPaginator)", configuration: configuration) { benchmark in
         let baseURL = try await Fixture.server().baseURL
         let paginator = OffsetPaginator<Item>(pageSize: 100, queue: network.callbackQueue) { offset, limit in
-            ItemsRequest(baseURL: baseURL, offset: offset, limit: limit, configuration: network).perform()
+            BenchRequest<ItemPage>(configuration: network) {
+                ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/items",
+                              parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 10_000]))
+            }.perform()
         }
         var count = 0
         for try await page in paginator.pages { count += page.items.count }
@@ -139,17 +106,6 @@ func registerPaginationBenchmark() {
 }
 
 // MARK: Cache
-
-final class CachedPageRequest: BaseServerRequest<UserPage>, @unchecked Sendable {
-    private let baseURL: URL
-    init(baseURL: URL, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
-        super.init(configuration: configuration)
-    }
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/bench/page", cachePolicy: .firstCacheThenRefreshFromServer)
-    }
-}
 
 /// Time from `perform()` to `onCacheSuccess` with a cached 20-item page
 /// (`firstCacheThenRefreshFromServer`, `DiskCacheAdapter` with its memory tier).
@@ -164,9 +120,11 @@ func registerCacheBenchmark() {
 
     Benchmark("Cache: perform → onCacheSuccess of a cached 20-item page", configuration: configuration) { benchmark in
         let baseURL = try await Fixture.server().baseURL
-        _ = try await CachedPageRequest(baseURL: baseURL, configuration: network).perform().value   // fills the cache
+        _ = try await benchPageRequest(baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer)
+            .perform().value   // fills the cache
         benchmark.startMeasurement()
-        let context = CachedPageRequest(baseURL: baseURL, configuration: network).perform()
+        let context = benchPageRequest(baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer)
+            .perform()
         let cached: UserPage = await withCheckedContinuation { continuation in
             context.onCacheSuccess { continuation.resume(returning: $0) }
         }
@@ -198,22 +156,13 @@ func registerMultipartBenchmark() {
         var form = MultipartData()
         form.append("benchmark", name: "title")
         form.append(fileAt: file, name: "file", filename: "big.bin", mimeType: "application/octet-stream")
+        let body = form
         benchmark.startMeasurement()
-        let reply = try await UploadRequest(baseURL: baseURL, form: form, configuration: network).performAsync()
+        let reply = try await BenchRequest<JSON>(configuration: network) {
+            ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/upload", parameters: .multipart(body))
+        }.performAsync()
         benchmark.stopMeasurement()
         blackHole(reply)
     })
 }
 
-final class UploadRequest: BaseServerRequest<JSON>, @unchecked Sendable {
-    private let baseURL: URL
-    private let form: MultipartData
-    init(baseURL: URL, form: MultipartData, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
-        self.form = form
-        super.init(configuration: configuration)
-    }
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/upload", parameters: .multipart(form))
-    }
-}

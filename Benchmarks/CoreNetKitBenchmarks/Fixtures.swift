@@ -33,17 +33,23 @@ struct UserPage: Codable, Sendable {
     let total: Int
 }
 
-/// `GET /bench/page` decoded as ``UserPage``.
-final class BenchPageRequest: BaseServerRequest<UserPage>, @unchecked Sendable {
-    private let baseURL: URL
+/// A request built from a closure, like the ones an app writes per endpoint.
+final class BenchRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
+    private let make: @Sendable () -> ServerRequest
 
-    init(baseURL: URL, configuration: NetworkConfiguration) {
-        self.baseURL = baseURL
+    init(configuration: NetworkConfiguration, _ make: @escaping @Sendable () -> ServerRequest) {
+        self.make = make
         super.init(configuration: configuration)
     }
 
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/bench/page")
+    override func createAsyncServerRequest() -> ServerRequest { make() }
+}
+
+/// `GET /bench/page` decoded as ``UserPage``.
+func benchPageRequest(baseURL: URL, configuration: NetworkConfiguration,
+                      cachePolicy: CachePolicy = .serverOnly) -> BenchRequest<UserPage> {
+    BenchRequest(configuration: configuration) {
+        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/bench/page", cachePolicy: cachePolicy)
     }
 }
 

@@ -28,7 +28,7 @@ func registerPipelineBenchmarks() {
 
     Benchmark("Pipeline: perform → value over StubTransport (20-item page)") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try await BenchPageRequest(baseURL: baseURL, configuration: configuration).perform().value)
+            blackHole(try await benchPageRequest(baseURL: baseURL, configuration: configuration).perform().value)
         }
     }
 }
