@@ -45,7 +45,7 @@ func registerThroughputBenchmarks() {
         Benchmark("Throughput c\(concurrency): CoreNetKit + URLSessionTransport", configuration: configuration) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
-                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).perform().value)
+                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
             }
         }
 
@@ -64,7 +64,7 @@ func registerThroughputBenchmarks() {
         Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
-                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).perform().value)
+                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
             }
         }
         #endif
