@@ -40,7 +40,33 @@ func runLoad(
     for latency in latencies { benchmark.measurement(Metrics.latency, latency) }
 }
 
+/// Runs a batch of `raw` and a batch of `kit` back to back (alternating which goes first) and
+/// records kit/raw throughput ×1000 for the pair: both see the same machine state, so the ratio
+/// holds even when the absolute figures drift.
+func runPaired(
+    _ benchmark: Benchmark, total: Int, concurrency: Int,
+    raw: @escaping @Sendable () async throws -> Void, kit: @escaping @Sendable () async throws -> Void
+) async throws {
+    let clock = ContinuousClock()
+    func batch(_ request: @escaping @Sendable () async throws -> Void) async throws -> Duration {
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask { for _ in 0..<(total / concurrency) { try await request() } }
+            }
+            try await group.waitForAll()
+        }
+        return clock.now - start
+    }
+    let kitFirst = Bool.random()
+    let first = try await batch(kitFirst ? kit : raw)
+    let second = try await batch(kitFirst ? raw : kit)
+    let (kitTime, rawTime) = kitFirst ? (first, second) : (second, first)
+    benchmark.measurement(Metrics.ratio, Int(1000 * rawTime.seconds / kitTime.seconds))
+}
+
 enum Metrics {
+    static let ratio = BenchmarkMetric.custom("CoreNetKit/raw throughput ×1000", polarity: .prefersLarger, useScalingFactor: false)
     static let requestsPerSecond = BenchmarkMetric.custom("requests/s", polarity: .prefersLarger, useScalingFactor: false)
     static let latency = BenchmarkMetric.custom("latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)
 }

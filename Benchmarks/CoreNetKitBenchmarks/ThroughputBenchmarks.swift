@@ -22,6 +22,8 @@ func registerThroughputBenchmarks() {
     let metrics: [BenchmarkMetric] = [Metrics.requestsPerSecond, Metrics.latency, .cpuTotal]
     let configuration = Benchmark.Configuration(
         metrics: metrics, timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(4), maxIterations: 40)
+    let ratioConfiguration = Benchmark.Configuration(
+        metrics: [Metrics.ratio], warmupIterations: 2, maxDuration: .seconds(8), maxIterations: 40)
 
     let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let urlSessionKit = benchConfiguration(transport: URLSessionTransport())
@@ -52,15 +54,31 @@ func registerThroughputBenchmarks() {
         Benchmark("Throughput c\(concurrency): raw AsyncHTTPClient", configuration: configuration) { benchmark in
             let url = try await Fixture.server().baseURL.appendingPathComponent("bench/page").absoluteString
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
-                var request = HTTPClientRequest(url: url)
-                request.headers.add(name: "Accept", value: "application/json")
-                let response = try await ahcClient.execute(request, timeout: .seconds(30))
-                let body = try await response.body.collect(upTo: 1 << 24)
-                blackHole(try JSONDecoder().decode(UserPage.self, from: Data(buffer: body)))
+                try await rawAsyncHTTPClient(ahcClient, url)
             }
         }
 
+        Benchmark("Ratio c\(concurrency): CoreNetKit + URLSessionTransport / raw URLSession", configuration: ratioConfiguration) { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            let url = baseURL.appendingPathComponent("bench/page")
+            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
+                blackHole(try JSONDecoder().decode(UserPage.self, from: try await rawURLSession(session, url)))
+            }, kit: {
+                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
+            })
+        }
+
         #if AsyncHTTPClient
+        Benchmark("Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient", configuration: ratioConfiguration) { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            let url = baseURL.appendingPathComponent("bench/page").absoluteString
+            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
+                try await rawAsyncHTTPClient(ahcClient, url)
+            }, kit: {
+                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
+            })
+        }
+
         Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
@@ -69,6 +87,15 @@ func registerThroughputBenchmarks() {
         }
         #endif
     }
+}
+
+/// One GET of the page with a plain `HTTPClient`, decoded, as an app without CoreNetKit would write it.
+private func rawAsyncHTTPClient(_ client: HTTPClient, _ url: String) async throws {
+    var request = HTTPClientRequest(url: url)
+    request.headers.add(name: "Accept", value: "application/json")
+    let response = try await client.execute(request, timeout: .seconds(30))
+    let body = try await response.body.collect(upTo: 1 << 24)
+    blackHole(try JSONDecoder().decode(UserPage.self, from: Data(buffer: body)))
 }
 
 /// One GET with a plain `URLSession` data task, as an app without CoreNetKit would write it.
