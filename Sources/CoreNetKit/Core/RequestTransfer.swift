@@ -49,7 +49,9 @@ final class RequestTransfer: Sendable {
         } else {
             transportRequest = try encode(request)
         }
-        observeProgress(of: &transportRequest)
+        // Without a sink (performAsync: no context to report to) nobody can see progress, so
+        // the transport is spared a lock and a clock read per chunk.
+        if state.withLock({ $0.sink != nil }) { observeProgress(of: &transportRequest) }
         return transportRequest
     }
 
