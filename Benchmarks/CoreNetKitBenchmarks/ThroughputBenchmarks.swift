@@ -79,6 +79,21 @@ func registerThroughputBenchmarks() {
             })
         }
 
+        let transportOnly = AsyncHTTPClientTransport()
+        Benchmark("Ratio c\(concurrency): AsyncHTTPClientTransport.send alone / raw AsyncHTTPClient", configuration: ratioConfiguration) { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            let url = baseURL.appendingPathComponent("bench/page")
+            var urlRequest = URLRequest(url: url)
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+            let request = TransportRequest(urlRequest: urlRequest)
+            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
+                try await rawAsyncHTTPClient(ahcClient, url.absoluteString)
+            }, kit: {
+                let response = try await transportOnly.send(request)
+                blackHole(try JSONDecoder().decode(UserPage.self, from: response.body))
+            })
+        }
+
         Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {

@@ -120,14 +120,11 @@ struct RequestPipeline<Model: Sendable>: Sendable {
 
     /// Maps a validated response through the request's `handle`.
     func map(_ response: ServerResponse) async throws -> Model {
-        let request = self.request
-        let result: ResponseResult<Model> = await withCheckedContinuation { continuation in
-            let once = Locked(false)
-            request.handle(serverResponse: response) { result in
-                let first = once.withLock { done in defer { done = true }; return !done }
-                if first { continuation.resume(returning: result) }
-            }
-        }
+        let handled = HandleResult<Model>()
+        request.handle(serverResponse: response) { handled.complete($0) }
+        // The default mapping completes synchronously: then no continuation, and no trip
+        // through the executor that would cost a thread wake-up per request.
+        let result = if let done = handled.completedResult { done } else { await handled.wait() }
         let model = try result.get()
         if cache != nil { await cacheStore(response) }
         return model

@@ -8,6 +8,7 @@
 
 @testable import CoreNetKit
 import CoreNetKitTestServer
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -172,6 +173,30 @@ import Testing
             let value = try await StatusRequest(url: server.baseURL, configuration: testConfiguration()).performAsync()
 
             #expect(value == 5)
+        }
+    }
+
+    @Test func handleThatCompletesLaterFromAnotherQueueDeliversItsFirstResult() async throws {
+        final class LaterRequest: BaseServerRequest<Int>, @unchecked Sendable {
+            let url: URL
+            init(url: URL, configuration: NetworkConfiguration) { self.url = url; super.init(configuration: configuration) }
+            override func createAsyncServerRequest() -> ServerRequest { ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text") }
+            override func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void) {
+                let count = serverResponse.data.count
+                DispatchQueue.global().async {
+                    completion(.success(count * 10, fromCache: false))
+                    completion(.success(-1, fromCache: false))
+                }
+            }
+        }
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+
+            let viaAwait = try await LaterRequest(url: server.baseURL, configuration: configuration).performAsync()
+            let viaContext = try await EventLog(LaterRequest(url: server.baseURL, configuration: configuration).perform()).success()
+
+            #expect(viaAwait == 50)
+            #expect(viaContext == 50)
         }
     }
 
