@@ -61,7 +61,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
         do {
             let model = try ModelDecoding.decode(Model.self, from: serverResponse, keyPath: modelKeyPath,
-                                                 decoder: configuration.decoder)
+                                                 decoder: serverResponse.decoder ?? configuration.decoder)
             completion(.success(model, fromCache: serverResponse.isFromCache))
         } catch {
             completion(.failure(error))

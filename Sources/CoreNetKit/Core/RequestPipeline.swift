@@ -120,6 +120,8 @@ struct RequestPipeline<Model: Sendable>: Sendable {
 
     /// Maps a validated response through the request's `handle`.
     func map(_ response: ServerResponse) async throws -> Model {
+        var response = response
+        response.decoder = configuration.decoder
         let handled = HandleResult<Model>()
         request.handle(serverResponse: response) { handled.complete($0) }
         // The default mapping completes synchronously: then no continuation, and no trip

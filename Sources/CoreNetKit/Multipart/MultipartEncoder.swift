@@ -11,13 +11,15 @@ import Foundation
 /// Turns a ``MultipartData`` into a body: assembled in memory up to the form's threshold,
 /// otherwise written chunk by chunk to a tracked temporary file.
 struct MultipartEncoder {
+    /// Bytes held in memory, or in a file read when they are sent.
+    enum Bytes {
+        case memory(Data)
+        case file(URL)
+    }
+
     /// An encoded body and the `Content-Type` that names its boundary.
     struct Encoded {
-        enum Body {
-            case memory(Data)
-            case file(URL)
-        }
-        let body: Body
+        let body: Bytes
         let contentType: String
         let length: Int64
         let boundary: String
@@ -150,13 +152,8 @@ struct MultipartEncoder {
 
 /// A part with its header block built and its content measured.
 struct PartLayout {
-    enum Content {
-        case memory(Data)
-        case file(URL)
-    }
-
     let header: Data
-    let content: Content
+    let content: MultipartEncoder.Bytes
     let contentLength: Int64
 
     init(_ part: MultipartData.Part) throws {

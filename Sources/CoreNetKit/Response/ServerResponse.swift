@@ -34,6 +34,9 @@ public struct ServerResponse: Sendable {
     /// ``ServerRequest/downloadDestination`` and a successful status; ``data`` is then empty.
     public let downloadedFileURL: URL?
     private let parsed = ParsedJSON()
+    /// The decoder of the configuration the pipeline ran with, so the default mapping does not
+    /// read the (lock-protected) configuration a second time.
+    var decoder: JSONDecoder?
 
     /// Creates a response.
     public init(
