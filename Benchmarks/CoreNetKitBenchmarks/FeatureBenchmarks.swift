@@ -22,8 +22,15 @@ func registerFeatureBenchmarks() {
 
 // MARK: 401 storm
 
-struct ProtectedReply: Decodable, Sendable { let id: String; let token: String }
-struct RefreshReply: Decodable, Sendable { let accessToken: String; let refreshToken: String; let expiresIn: Double }
+struct ProtectedReply: Decodable, Sendable {
+    let id: String
+    let token: String
+}
+struct RefreshReply: Decodable, Sendable {
+    let accessToken: String
+    let refreshToken: String
+    let expiresIn: Double
+}
 
 /// 100 concurrent requests with an expired token (one refresh, every request replayed) against
 /// the same 100 with a valid token. `refresh calls` must stay at 1 per iteration.
@@ -42,12 +49,14 @@ func registerRefreshStormBenchmarks() {
             let baseURL = server.baseURL
             let current = server.auth.currentAccessToken
             manager.configure(
-                store: InMemoryTokenStore(AuthTokens(accessToken: current, refreshToken: server.auth.currentRefreshToken)),
+                store: InMemoryTokenStore(
+                    AuthTokens(accessToken: current, refreshToken: server.auth.currentRefreshToken)),
                 refresher: ClosureTokenRefresher { tokens in
                     let reply = try await BenchRequest<RefreshReply>(configuration: network) {
-                        ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
-                                      parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]),
-                                      requiresAuthorization: false)
+                        ServerRequest(
+                            method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
+                            parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]),
+                            requiresAuthorization: false)
                     }.performAsync()
                     return AuthTokens(accessToken: reply.accessToken, refreshToken: reply.refreshToken)
                 })
@@ -58,9 +67,10 @@ func registerRefreshStormBenchmarks() {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for id in 1...100 {
                     group.addTask {
-                        blackHole(try await BenchRequest<ProtectedReply>(configuration: network) {
-                            ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/protected/\(id)")
-                        }.performAsync())
+                        blackHole(
+                            try await BenchRequest<ProtectedReply>(configuration: network) {
+                                ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/protected/\(id)")
+                            }.performAsync())
                     }
                 }
                 try await group.waitForAll()
@@ -81,8 +91,14 @@ extension NetworkConfiguration {
 
 // MARK: Pagination
 
-struct Item: Decodable, Sendable { let id: Int; let title: String }
-struct ItemPage: Decodable, Sendable, OffsetPageResponse { let items: [Item]; let total: Int? }
+struct Item: Decodable, Sendable {
+    let id: Int
+    let title: String
+}
+struct ItemPage: Decodable, Sendable, OffsetPageResponse {
+    let items: [Item]
+    let total: Int?
+}
 
 /// 10,000 items in pages of 100 through `OffsetPaginator.pages`.
 func registerPaginationBenchmark() {
@@ -95,8 +111,9 @@ func registerPaginationBenchmark() {
         let baseURL = try await Fixture.server().baseURL
         let paginator = OffsetPaginator<Item>(pageSize: 100, queue: network.callbackQueue) { offset, limit in
             BenchRequest<ItemPage>(configuration: network) {
-                ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/items",
-                              parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 10_000]))
+                ServerRequest(
+                    method: .get, baseUrl: baseURL, relativeUrl: "/items",
+                    parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 10_000]))
             }.perform()
         }
         var count = 0
@@ -120,11 +137,15 @@ func registerCacheBenchmark() {
 
     Benchmark("Cache: perform → onCacheSuccess of a cached 20-item page", configuration: configuration) { benchmark in
         let baseURL = try await Fixture.server().baseURL
-        _ = try await benchPageRequest(baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer)
-            .perform().value   // fills the cache
+        _ = try await benchPageRequest(
+            baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer
+        )
+        .perform().value  // fills the cache
         benchmark.startMeasurement()
-        let context = benchPageRequest(baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer)
-            .perform()
+        let context = benchPageRequest(
+            baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer
+        )
+        .perform()
         let cached: UserPage = await withCheckedContinuation { continuation in
             context.onCacheSuccess { continuation.resume(returning: $0) }
         }
@@ -143,26 +164,28 @@ func registerMultipartBenchmark() {
         warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 3)
     let network = benchConfiguration(transport: URLSessionTransport())
 
-    Benchmark("Multipart: upload a 100 MB file", configuration: configuration, closure: { benchmark in
-        let baseURL = try await Fixture.server().baseURL
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-bench-100mb-\(getpid()).bin")
-        if !FileManager.default.fileExists(atPath: file.path) {
-            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: file)
-            let chunk = Data(repeating: 0x5A, count: 1 << 20)
-            for _ in 0..<100 { try handle.write(contentsOf: chunk) }
-            try handle.close()
-        }
-        var form = MultipartData()
-        form.append("benchmark", name: "title")
-        form.append(fileAt: file, name: "file", filename: "big.bin", mimeType: "application/octet-stream")
-        let body = form
-        benchmark.startMeasurement()
-        let reply = try await BenchRequest<JSON>(configuration: network) {
-            ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/upload", parameters: .multipart(body))
-        }.performAsync()
-        benchmark.stopMeasurement()
-        blackHole(reply)
-    })
+    Benchmark(
+        "Multipart: upload a 100 MB file", configuration: configuration,
+        closure: { benchmark in
+            let baseURL = try await Fixture.server().baseURL
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "corenetkit-bench-100mb-\(getpid()).bin")
+            if !FileManager.default.fileExists(atPath: file.path) {
+                _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+                let handle = try FileHandle(forWritingTo: file)
+                let chunk = Data(repeating: 0x5A, count: 1 << 20)
+                for _ in 0..<100 { try handle.write(contentsOf: chunk) }
+                try handle.close()
+            }
+            var form = MultipartData()
+            form.append("benchmark", name: "title")
+            form.append(fileAt: file, name: "file", filename: "big.bin", mimeType: "application/octet-stream")
+            let body = form
+            benchmark.startMeasurement()
+            let reply = try await BenchRequest<JSON>(configuration: network) {
+                ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/upload", parameters: .multipart(body))
+            }.performAsync()
+            benchmark.stopMeasurement()
+            blackHole(reply)
+        })
 }
-

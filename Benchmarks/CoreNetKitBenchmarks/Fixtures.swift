@@ -9,6 +9,7 @@
 import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -46,8 +47,10 @@ final class BenchRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked 
 }
 
 /// `GET /bench/page` decoded as ``UserPage``.
-func benchPageRequest(baseURL: URL, configuration: NetworkConfiguration,
-                      cachePolicy: CachePolicy = .serverOnly) -> BenchRequest<UserPage> {
+func benchPageRequest(
+    baseURL: URL, configuration: NetworkConfiguration,
+    cachePolicy: CachePolicy = .serverOnly
+) -> BenchRequest<UserPage> {
     BenchRequest(configuration: configuration) {
         ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: "/bench/page", cachePolicy: cachePolicy)
     }
@@ -61,5 +64,6 @@ func benchPageBytes() -> Data {
 
 /// A configuration for benchmarks: its own pool, no logger, a background callback queue.
 func benchConfiguration(transport: any Transport) -> NetworkConfiguration {
-    NetworkConfiguration(transport: transport, callbackQueue: DispatchQueue(label: "bench.callbacks"), taskPool: TaskPool())
+    NetworkConfiguration(
+        transport: transport, callbackQueue: DispatchQueue(label: "bench.callbacks"), taskPool: TaskPool())
 }

@@ -16,8 +16,9 @@ import Foundation
 /// alone. The difference is what CoreNetKit adds.
 func registerPipelineBenchmarks() {
     let page = benchPageBytes()
-    let configuration = benchConfiguration(transport: StubTransport.response(
-        status: 200, body: page, headers: ["Content-Type": "application/json"]))
+    let configuration = benchConfiguration(
+        transport: StubTransport.response(
+            status: 200, body: page, headers: ["Content-Type": "application/json"]))
     let baseURL = URL(string: "http://bench.invalid")!
     // 1,000 calls per measured iteration, run off the main actor, so executor hops between the
     // harness and the measured code are not counted; figures are per call.
@@ -50,6 +51,8 @@ func registerPipelineBenchmarks() {
 }
 
 /// Runs `body` on the global concurrent executor, not the caller's actor.
-nonisolated func offMainActor(_ iterations: Range<Int>, _ body: @Sendable (Range<Int>) async throws -> Void) async throws {
+nonisolated func offMainActor(_ iterations: Range<Int>, _ body: @Sendable (Range<Int>) async throws -> Void)
+    async throws
+{
     try await body(iterations)
 }

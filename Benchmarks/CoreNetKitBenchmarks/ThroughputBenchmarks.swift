@@ -6,15 +6,16 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import AsyncHTTPClient
 import Benchmark
 import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
+import NIOCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import AsyncHTTPClient
-import NIOCore
 
 /// Issue 7, item 2: loopback throughput and latency at concurrency 1, 8 and 64 — CoreNetKit
 /// over each transport against the same transport used raw, on the same requests, in one run.
@@ -27,8 +28,9 @@ func registerThroughputBenchmarks() {
 
     let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let urlSessionKit = benchConfiguration(transport: URLSessionTransport())
-    let ahcClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                               configuration: .init(redirectConfiguration: .disallow))
+    let ahcClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: .init(redirectConfiguration: .disallow))
     #if AsyncHTTPClient
     let ahcKit = benchConfiguration(transport: AsyncHTTPClientTransport())
     #endif
@@ -44,7 +46,8 @@ func registerThroughputBenchmarks() {
             }
         }
 
-        Benchmark("Throughput c\(concurrency): CoreNetKit + URLSessionTransport", configuration: configuration) { benchmark in
+        Benchmark("Throughput c\(concurrency): CoreNetKit + URLSessionTransport", configuration: configuration) {
+            benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
@@ -58,43 +61,62 @@ func registerThroughputBenchmarks() {
             }
         }
 
-        Benchmark("Ratio c\(concurrency): CoreNetKit + URLSessionTransport / raw URLSession", configuration: ratioConfiguration) { benchmark in
+        Benchmark(
+            "Ratio c\(concurrency): CoreNetKit + URLSessionTransport / raw URLSession",
+            configuration: ratioConfiguration
+        ) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             let url = baseURL.appendingPathComponent("bench/page")
-            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
-                blackHole(try JSONDecoder().decode(UserPage.self, from: try await rawURLSession(session, url)))
-            }, kit: {
-                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
-            })
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: {
+                    blackHole(try JSONDecoder().decode(UserPage.self, from: try await rawURLSession(session, url)))
+                },
+                kit: {
+                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
+                })
         }
 
         #if AsyncHTTPClient
-        Benchmark("Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient", configuration: ratioConfiguration) { benchmark in
+        Benchmark(
+            "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient",
+            configuration: ratioConfiguration
+        ) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             let url = baseURL.appendingPathComponent("bench/page").absoluteString
-            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
-                try await rawAsyncHTTPClient(ahcClient, url)
-            }, kit: {
-                blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
-            })
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: {
+                    try await rawAsyncHTTPClient(ahcClient, url)
+                },
+                kit: {
+                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
+                })
         }
 
         let transportOnly = AsyncHTTPClientTransport()
-        Benchmark("Ratio c\(concurrency): AsyncHTTPClientTransport.send alone / raw AsyncHTTPClient", configuration: ratioConfiguration) { benchmark in
+        Benchmark(
+            "Ratio c\(concurrency): AsyncHTTPClientTransport.send alone / raw AsyncHTTPClient",
+            configuration: ratioConfiguration
+        ) { benchmark in
             let baseURL = try await Fixture.server().baseURL
             let url = baseURL.appendingPathComponent("bench/page")
             var urlRequest = URLRequest(url: url)
             urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
             let request = TransportRequest(urlRequest: urlRequest)
-            try await runPaired(benchmark, total: total, concurrency: concurrency, raw: {
-                try await rawAsyncHTTPClient(ahcClient, url.absoluteString)
-            }, kit: {
-                let response = try await transportOnly.send(request)
-                blackHole(try JSONDecoder().decode(UserPage.self, from: response.body))
-            })
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: {
+                    try await rawAsyncHTTPClient(ahcClient, url.absoluteString)
+                },
+                kit: {
+                    let response = try await transportOnly.send(request)
+                    blackHole(try JSONDecoder().decode(UserPage.self, from: response.body))
+                })
         }
 
-        Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) { benchmark in
+        Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) {
+            benchmark in
             let baseURL = try await Fixture.server().baseURL
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
@@ -119,9 +141,13 @@ private func rawURLSession(_ session: URLSession, _ url: URL) async throws -> Da
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     return try await withCheckedThrowingContinuation { continuation in
         session.dataTask(with: request) { data, response, error in
-            if let error { continuation.resume(throwing: error); return }
+            if let error {
+                continuation.resume(throwing: error)
+                return
+            }
             guard (response as? HTTPURLResponse)?.statusCode == 200, let data else {
-                continuation.resume(throwing: URLError(.badServerResponse)); return
+                continuation.resume(throwing: URLError(.badServerResponse))
+                return
             }
             continuation.resume(returning: data)
         }.resume()

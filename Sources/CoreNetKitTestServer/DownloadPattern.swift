@@ -84,7 +84,8 @@ enum DownloadPatternSource {
             while remaining > 0 {
                 try Task.checkCancellation()
                 let length = min(chunkSize, remaining)
-                try await writer.write(length == chunkSize ? chunk : chunk.getSlice(at: chunk.readerIndex, length: length)!)
+                try await writer.write(
+                    length == chunkSize ? chunk : chunk.getSlice(at: chunk.readerIndex, length: length)!)
                 remaining -= length
             }
             try await writer.finish(nil)

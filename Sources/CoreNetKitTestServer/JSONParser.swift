@@ -95,7 +95,9 @@ struct JSONParser {
             self.skipWhitespace()
             switch self.current {
             case UInt8(ascii: ","): self.index += 1
-            case UInt8(ascii: "}"): self.index += 1; return .object(members)
+            case UInt8(ascii: "}"):
+                self.index += 1
+                return .object(members)
             default: throw self.failure("Expected ',' or '}'")
             }
         }
@@ -116,7 +118,9 @@ struct JSONParser {
             self.skipWhitespace()
             switch self.current {
             case UInt8(ascii: ","): self.index += 1
-            case UInt8(ascii: "]"): self.index += 1; return .array(elements)
+            case UInt8(ascii: "]"):
+                self.index += 1
+                return .array(elements)
             default: throw self.failure("Expected ',' or ']'")
             }
         }

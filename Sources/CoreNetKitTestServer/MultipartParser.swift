@@ -65,7 +65,9 @@ struct MultipartParser {
     /// Ends the body; fails unless the closing delimiter was seen.
     mutating func finish() throws(Failure) -> [Part] {
         guard self.stage == .epilogue else {
-            throw Failure(message: self.parts.isEmpty && self.current == nil ? "No multipart boundary found" : "Missing closing boundary")
+            throw Failure(
+                message: self.parts.isEmpty && self.current == nil
+                    ? "No multipart boundary found" : "Missing closing boundary")
         }
         return self.parts
     }

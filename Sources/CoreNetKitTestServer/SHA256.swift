@@ -140,8 +140,14 @@ public struct SHA256: Sendable {
         bytes: UnsafePointer<UInt8>,
         blocks: Int
     ) {
-        var h0 = hash[0], h1 = hash[1], h2 = hash[2], h3 = hash[3]
-        var h4 = hash[4], h5 = hash[5], h6 = hash[6], h7 = hash[7]
+        var h0 = hash[0]
+        var h1 = hash[1]
+        var h2 = hash[2]
+        var h3 = hash[3]
+        var h4 = hash[4]
+        var h5 = hash[5]
+        var h6 = hash[6]
+        var h7 = hash[7]
         var block = bytes
         var remaining = blocks
         while remaining > 0 {
@@ -152,13 +158,21 @@ public struct SHA256: Sendable {
                 t &+= 1
             }
             while t < 64 {
-                let x = w[t &- 15], y = w[t &- 2]
+                let x = w[t &- 15]
+                let y = w[t &- 2]
                 let s0 = ((x &>> 7) | (x &<< 25)) ^ ((x &>> 18) | (x &<< 14)) ^ (x &>> 3)
                 let s1 = ((y &>> 17) | (y &<< 15)) ^ ((y &>> 19) | (y &<< 13)) ^ (y &>> 10)
                 w[t] = w[t &- 16] &+ s0 &+ w[t &- 7] &+ s1
                 t &+= 1
             }
-            var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7
+            var a = h0
+            var b = h1
+            var c = h2
+            var d = h3
+            var e = h4
+            var f = h5
+            var g = h6
+            var h = h7
             t = 0
             while t < 64 {
                 let sigma1 = ((e &>> 6) | (e &<< 26)) ^ ((e &>> 11) | (e &<< 21)) ^ ((e &>> 25) | (e &<< 7))
@@ -176,12 +190,24 @@ public struct SHA256: Sendable {
                 a = t1 &+ sigma0 &+ majority
                 t &+= 1
             }
-            h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d
-            h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
+            h0 &+= a
+            h1 &+= b
+            h2 &+= c
+            h3 &+= d
+            h4 &+= e
+            h5 &+= f
+            h6 &+= g
+            h7 &+= h
             block += 64
             remaining &-= 1
         }
-        hash[0] = h0; hash[1] = h1; hash[2] = h2; hash[3] = h3
-        hash[4] = h4; hash[5] = h5; hash[6] = h6; hash[7] = h7
+        hash[0] = h0
+        hash[1] = h1
+        hash[2] = h2
+        hash[3] = h3
+        hash[4] = h4
+        hash[5] = h5
+        hash[6] = h6
+        hash[7] = h7
     }
 }

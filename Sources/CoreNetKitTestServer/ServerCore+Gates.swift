@@ -52,7 +52,8 @@ extension ServerCore {
                 let immediate: Result<Void, any Error>? = self.state.withLock { state in
                     if (state.gates[gate]?.arrivals ?? 0) >= count { return .success(()) }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.arrivalWaiters[id] = ServerState.ArrivalWaiter(gate: gate, count: count, continuation: continuation)
+                    state.arrivalWaiters[id] = ServerState.ArrivalWaiter(
+                        gate: gate, count: count, continuation: continuation)
                     return nil
                 }
                 if let immediate {

@@ -33,7 +33,8 @@ extension TestResponder {
     /// (from the top without one, or with an empty one); `nextCursor` is the last id, or null when nothing is left below.
     func feed(query: QueryItems) throws -> Response {
         let limit = min(try query.int("limit", default: 10, in: 0...Int(Int32.max)), 1000)
-        let cursor = query["cursor"]?.isEmpty ?? true ? Int.max : try query.int("cursor", default: Int.max, in: 0...Int.max)
+        let cursor =
+            query["cursor"]?.isEmpty ?? true ? Int.max : try query.int("cursor", default: Int.max, in: 0...Int.max)
         let top = min(self.core.feedMaxID(), cursor == Int.max ? Int.max : cursor - 1)
         let bottom = max(1, top - limit + 1)
         let ids: [Int] = limit > 0 && top >= 1 ? Array((bottom...top).reversed()) : []

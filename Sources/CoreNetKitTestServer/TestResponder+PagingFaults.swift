@@ -39,7 +39,8 @@ extension TestResponder {
         if let failAt = query["failAt"], Int(failAt) == offset {
             let key = "paged-items:\(query["failKey"] ?? ""):\(offset)"
             if self.core.nextCounterValue(key) == 1 {
-                return Self.error(.serviceUnavailable, code: "UNAVAILABLE", message: "Page at offset \(offset) failed once")
+                return Self.error(
+                    .serviceUnavailable, code: "UNAVAILABLE", message: "Page at offset \(offset) failed once")
             }
         }
         return try Self.items(query: query)

@@ -34,7 +34,9 @@ extension TestResponder {
 
     /// Writes pattern bytes `start..<end` (chunks start at multiples of 256, so slicing the
     /// shared chunk at `start % 256` gives the right bytes).
-    private static func writePattern(from start: Int, to end: Int, into writer: inout any ResponseBodyWriter) async throws {
+    private static func writePattern(from start: Int, to end: Int, into writer: inout any ResponseBodyWriter)
+        async throws
+    {
         var position = start
         let chunk = DownloadPatternSource.chunk
         while position < end {

@@ -137,7 +137,9 @@ struct TestResponder: HTTPResponder {
     }
 
     /// A `{"code":...,"message":...}` response.
-    static func error(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) -> Response {
+    static func error(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:])
+        -> Response
+    {
         self.json(.object([("code", .string(code)), ("message", .string(message))]), status: status, headers: headers)
     }
 

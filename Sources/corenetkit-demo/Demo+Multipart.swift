@@ -47,7 +47,8 @@ final class DownloadRequest: BaseServerRequest<DownloadedFile>, @unchecked Senda
     }
 
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/download/\(bytes)", downloadDestination: destination)
+        ServerRequest(
+            method: .get, baseUrl: API.base, relativeUrl: "/download/\(bytes)", downloadDestination: destination)
     }
 }
 
@@ -70,7 +71,8 @@ final class QuarterPrinter: @unchecked Sendable {  // safe: `printed` is touched
 
 /// Uploads a 30 MB file in a form and downloads 20 MB to a file, printing progress.
 func runMultipartDemo(server: TestServer) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-demo-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "corenetkit-demo-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -83,12 +85,15 @@ func runMultipartDemo(server: TestServer) async throws {
         .value
     for part in parts {
         let type = part.contentType ?? "text field"
-        print("server got \"\(part.name)\" \(part.filename.map { "(\($0)) " } ?? "")\(type), \(part.size) bytes, sha256 \(part.sha256.prefix(12))…")
+        print(
+            "server got \"\(part.name)\" \(part.filename.map { "(\($0)) " } ?? "")\(type), \(part.size) bytes, sha256 \(part.sha256.prefix(12))…"
+        )
     }
 
     section("Download of 20 MB straight into a file, with progress")
     let download = QuarterPrinter("downloaded")
-    let file = try await DownloadRequest(bytes: 20_000_000, destination: directory.appendingPathComponent("report.bin")).perform()
+    let file = try await DownloadRequest(bytes: 20_000_000, destination: directory.appendingPathComponent("report.bin"))
+        .perform()
         .onDownloadProgress { download.show($0) }
         .value
     print("\(file.size) bytes written to \(file.url.lastPathComponent) (\(file.contentType ?? "no type"))")

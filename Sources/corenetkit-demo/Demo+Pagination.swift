@@ -32,11 +32,15 @@ struct FeedPage: Decodable, Sendable, CursorPageResponse {
 final class GetCatalogPageRequest: BaseServerRequest<CatalogPage>, @unchecked Sendable {
     private let offset: Int
     private let limit: Int
-    init(offset: Int, limit: Int) { self.offset = offset; self.limit = limit }
+    init(offset: Int, limit: Int) {
+        self.offset = offset
+        self.limit = limit
+    }
 
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/items",
-                      parameters: .query(["offset": .int(offset), "limit": .int(limit)]))
+        ServerRequest(
+            method: .get, baseUrl: API.base, relativeUrl: "/items",
+            parameters: .query(["offset": .int(offset), "limit": .int(limit)]))
     }
 }
 
@@ -63,8 +67,9 @@ func runPaginationDemo(server: TestServer) async throws {
     catalog
         .onSuccess { page in
             let ids = page.items.map(\.id)
-            print("page at offset \(page.offset): \(ids.count) items, #\(ids.first ?? 0)…#\(ids.last ?? 0)"
-                  + " of \(page.total ?? 0)\(page.isLast ? " (last)" : "")")
+            print(
+                "page at offset \(page.offset): \(ids.count) items, #\(ids.first ?? 0)…#\(ids.last ?? 0)"
+                    + " of \(page.total ?? 0)\(page.isLast ? " (last)" : "")")
             delivered.yield()
         }
         .onError { error in
@@ -73,7 +78,7 @@ func runPaginationDemo(server: TestServer) async throws {
         }
     var pagesArrived = events.makeAsyncIterator()
     let started = catalog.moveNext()
-    let again = catalog.moveNext()        // the first page is still loading: ignored
+    let again = catalog.moveNext()  // the first page is still loading: ignored
     print("moveNext() → \(started); again while the page loads → \(again): nothing requested")
     await pagesArrived.next()
     while catalog.moveNext() {
@@ -86,8 +91,9 @@ func runPaginationDemo(server: TestServer) async throws {
     var seen = 0
     for try await page in feed.pages {
         seen += page.items.count
-        print("cursor \(page.cursor ?? "nil"): posts \(page.items.first?.id ?? 0)…\(page.items.last?.id ?? 0),"
-              + " next cursor \(page.nextCursor ?? "nil")")
+        print(
+            "cursor \(page.cursor ?? "nil"): posts \(page.items.first?.id ?? 0)…\(page.items.last?.id ?? 0),"
+                + " next cursor \(page.nextCursor ?? "nil")")
         if page.cursor == nil {
             server.insertFeedItems(3)
             print("(the server inserts 3 posts at the top: the cursor keeps the next page exact)")

@@ -28,8 +28,9 @@ final class RefreshTokenRequest: BaseServerRequest<TokenReply>, @unchecked Senda
     init(refreshToken: String) { self.refreshToken = refreshToken }
 
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .post, baseUrl: API.base, relativeUrl: "/auth/refresh",
-                      parameters: .jsonObject(["refreshToken": .string(refreshToken)]), requiresAuthorization: false)
+        ServerRequest(
+            method: .post, baseUrl: API.base, relativeUrl: "/auth/refresh",
+            parameters: .jsonObject(["refreshToken": .string(refreshToken)]), requiresAuthorization: false)
     }
 }
 
@@ -59,9 +60,11 @@ func runTokenRefreshDemo(server: TestServer) async throws {
     section("Token refresh: an expired token, five requests, one refresh")
     // An app configures AccessSafeRequestManager.shared and sets NetworkConfiguration.default's
     // accessManager; the demo uses a manager of its own so the other steps stay unauthorized.
-    let signedIn = AuthTokens(accessToken: server.auth.currentAccessToken, refreshToken: server.auth.currentRefreshToken)
+    let signedIn = AuthTokens(
+        accessToken: server.auth.currentAccessToken, refreshToken: server.auth.currentRefreshToken)
     let manager = AccessSafeRequestManager(store: InMemoryTokenStore(signedIn), refresher: DemoRefresher())
-    manager.onSessionExpired { error in print("onSessionExpired: \(error.localizedDescription) (the app would log out)") }
+    manager.onSessionExpired { error in print("onSessionExpired: \(error.localizedDescription) (the app would log out)")
+    }
     var configuration = NetworkConfiguration.default
     configuration.accessManager = manager
 
@@ -74,6 +77,7 @@ func runTokenRefreshDemo(server: TestServer) async throws {
         print("GET /protected/\(item.id): 200 with the renewed token")
     }
     let sends = (1...contexts.count).reduce(0) { $0 + server.hits("GET", "/protected/\($1)") }
-    print("refresh calls: \(server.auth.refreshCalls - refreshesBefore); "
-          + "the server saw \(sends) GETs for \(contexts.count) requests (each rejected one was replayed once)")
+    print(
+        "refresh calls: \(server.auth.refreshCalls - refreshesBefore); "
+            + "the server saw \(sends) GETs for \(contexts.count) requests (each rejected one was replayed once)")
 }

@@ -47,12 +47,14 @@ do {
     section("Cancelling a request, and the TaskPool")
     let slow = service.slowReport()
     let first = service.user(id: 1)
-    let joined = service.user(id: 1)   // same request id: joins the first, one network call
+    let joined = service.user(id: 1)  // same request id: joins the first, one network call
     print("in flight: \(TaskPool.shared.ids.joined(separator: ", "))")
     slow.onCancel { print("onCancel: the slow report was cancelled; neither onSuccess nor onError fires") }
     TaskPool.shared.cancel(id: "slow-report")
     let (a, b) = try await (first.value, joined.value)
-    print("two contexts, one call: \(a.name) / \(b.name); server saw GET /users/1 \(server.hits("GET", "/users/1")) time(s)")
+    print(
+        "two contexts, one call: \(a.name) / \(b.name); server saw GET /users/1 \(server.hits("GET", "/users/1")) time(s)"
+    )
     print("in flight now: \(TaskPool.shared.isEmpty ? "nothing" : TaskPool.shared.ids.joined(separator: ", "))")
 
     try await runPaginationDemo(server: server)

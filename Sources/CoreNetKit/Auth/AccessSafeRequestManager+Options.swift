@@ -8,6 +8,7 @@
 
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -64,7 +65,9 @@ extension AccessSafeRequestManager {
             refreshWindow: Duration = .seconds(30),
             refreshTimeout: Duration = .seconds(30),
             refreshBeforeExpiry: Duration = .seconds(30),
-            isSessionExpired: @escaping @Sendable (any Error) -> Bool = { !Options.isConnectionProblemOrServerFault($0) },
+            isSessionExpired: @escaping @Sendable (any Error) -> Bool = {
+                !Options.isConnectionProblemOrServerFault($0)
+            },
             callbackQueue: DispatchQueue = .main,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {

@@ -20,7 +20,8 @@ extension AccessSafeRequestManager {
         let work = Task {
             let result: Result<AuthTokens, any Error>
             do {
-                result = .success(try await Self.$refreshing.withValue(manager) { try await job.refresher.refresh(job.tokens) })
+                result = .success(
+                    try await Self.$refreshing.withValue(manager) { try await job.refresher.refresh(job.tokens) })
             } catch {
                 result = .failure(error)
             }
@@ -29,7 +30,8 @@ extension AccessSafeRequestManager {
         let timer = Task {
             do { try await Task.sleep(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
             work.cancel()
-            let timeout = BaseServerError(code: .timeout, message: "the token refresh did not finish within \(job.timeout)")
+            let timeout = BaseServerError(
+                code: .timeout, message: "the token refresh did not finish within \(job.timeout)")
             self.finish(job.id, with: .failure(timeout))
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
@@ -38,7 +40,9 @@ extension AccessSafeRequestManager {
     /// Ends refresh `id`: saves new tokens, resumes every waiting request, reports a session end.
     func finish(_ id: Int, with result: Result<AuthTokens, any Error>) {
         let taken = state.withLock { state in
-            state.machine.finish(id, with: result).map { ($0, state.store, state.expiredHandlers, state.machine.options) }
+            state.machine.finish(id, with: result).map {
+                ($0, state.store, state.expiredHandlers, state.machine.options)
+            }
         }
         guard let (finished, store, handlers, options) = taken else { return }
         finished.timer?.cancel()
@@ -46,7 +50,8 @@ extension AccessSafeRequestManager {
         let outcome = finished.result.mapError { $0 as any Error }
         for waiter in finished.waiters { waiter.resume(with: outcome) }
         guard let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
-              options.isSessionExpired(cause) else { return }
+            options.isSessionExpired(cause)
+        else { return }
         options.callbackQueue.async { for handler in handlers { handler(error) } }
     }
 

@@ -101,9 +101,11 @@ extension AccessSafeRequestManager {
                 if sent.version != version { return .proceed(ticket) }
                 if let failure = lastFailure, failure.epoch > sent.epoch { return .fail(failure.error) }
                 guard refresher != nil, tokens?.refreshToken != nil else {
-                    return .unauthorized("the server rejected the access token and there is no refresh token to renew it")
+                    return .unauthorized(
+                        "the server rejected the access token and there is no refresh token to renew it")
                 }
-                return allowsRefresh(now: now) ? nil : .fail(.excessiveRefresh(limit: options.maxRefreshes, window: options.refreshWindow))
+                return allowsRefresh(now: now)
+                    ? nil : .fail(.excessiveRefresh(limit: options.maxRefreshes, window: options.refreshWindow))
             }
         }
 
@@ -139,7 +141,8 @@ extension AccessSafeRequestManager {
             guard let run = running, run.id == id else { return nil }
             running = nil
             epoch += 1
-            var finished = Finished<Waiter>(waiters: Array(run.waiters.values), result: .success(ticket), timer: run.timer)
+            var finished = Finished<Waiter>(
+                waiters: Array(run.waiters.values), result: .success(ticket), timer: run.timer)
             guard version == run.startVersion else { return finished }  // tokens were replaced meanwhile: they win
             switch result.flatMap(Self.validated) {
             case .success(var new):
@@ -167,7 +170,9 @@ extension AccessSafeRequestManager {
         }
 
         private func needsProactiveRefresh(now: Date) -> Bool {
-            guard refresher != nil, let tokens, tokens.refreshToken != nil, let expiresAt = tokens.expiresAt else { return false }
+            guard refresher != nil, let tokens, tokens.refreshToken != nil, let expiresAt = tokens.expiresAt else {
+                return false
+            }
             return expiresAt.timeIntervalSince(now) <= options.refreshBeforeExpiry.timeInterval
         }
 
@@ -180,8 +185,9 @@ extension AccessSafeRequestManager {
 
         private static func validated(_ tokens: AuthTokens) -> Result<AuthTokens, any Error> {
             guard AccessTokenPreparator.isValidToken(tokens.accessToken) else {
-                return .failure(BaseServerError.invalidRequest(
-                    "the refreshed access token is empty or holds characters an HTTP header cannot carry"))
+                return .failure(
+                    BaseServerError.invalidRequest(
+                        "the refreshed access token is empty or holds characters an HTTP header cannot carry"))
             }
             return .success(tokens)
         }

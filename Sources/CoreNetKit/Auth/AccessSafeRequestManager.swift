@@ -81,8 +81,10 @@ public final class AccessSafeRequestManager: Sendable {
     ///   - refresher: renews the tokens; without one, a rejection ends in
     ///     ``BaseServerError/Code-swift.struct/unauthorized``.
     ///   - options: how rejections are recognised and refreshes limited.
-    public init(store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)? = nil,
-                options: Options = Options()) {
+    public init(
+        store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)? = nil,
+        options: Options = Options()
+    ) {
         let machine = State<Waiter>(tokens: store.load(), refresher: refresher, options: options)
         state = Locked(Guarded(machine: machine, store: store))
     }
@@ -91,8 +93,10 @@ public final class AccessSafeRequestManager: Sendable {
     /// start-up, before the first request; calling it again replaces all three for later
     /// requests (a refresh in flight finishes with the old refresher, and its result is dropped
     /// in favour of the new store's tokens). ``onSessionExpired(_:)`` handlers are kept.
-    public func configure(store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)?,
-                          options: Options = Options()) {
+    public func configure(
+        store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)?,
+        options: Options = Options()
+    ) {
         let tokens = store.load()
         state.withLock { state in
             state.store = store
@@ -137,18 +141,23 @@ public final class AccessSafeRequestManager: Sendable {
 
     /// Sends `request` with the current token through `send` (which prepares, encodes and
     /// sends), refreshing and replaying once on a rejection. The raw response, not validated.
-    func roundTrip(_ request: ServerRequest,
-                   send: (ServerRequest) async throws -> ServerResponse) async throws -> ServerResponse {
+    func roundTrip(
+        _ request: ServerRequest,
+        send: (ServerRequest) async throws -> ServerResponse
+    ) async throws -> ServerResponse {
         if Self.refreshing == ObjectIdentifier(self) { return try await send(request) }  // the refresh request itself
         let options = state.withLock { $0.machine.options }
         var ticket = try await acquire(.send, now: options.now(), response: nil)
         var replayed = false
         while true {
-            let preparator = AccessTokenPreparator(header: options.header, scheme: options.scheme) { [ticket] in ticket.token }
+            let preparator = AccessTokenPreparator(header: options.header, scheme: options.scheme) { [ticket] in
+                ticket.token
+            }
             let response = try await send(try await preparator.prepare(request))
             guard options.trigger.matches(response) else { return response }
             guard !replayed else {
-                throw BaseServerError.unauthorized(response, reason: "the server rejected the access token again after it was renewed")
+                throw BaseServerError.unauthorized(
+                    response, reason: "the server rejected the access token again after it was renewed")
             }
             ticket = try await acquire(.rejected(ticket), now: options.now(), response: response)
             replayed = true
@@ -164,7 +173,8 @@ public final class AccessSafeRequestManager: Sendable {
         let id = state.withLock { $0.makeWaiterId() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                let (enqueued, watchers) = state.withLock { state -> (State<Waiter>.Enqueued, [CheckedContinuation<Void, Never>]) in
+                let (enqueued, watchers) = state.withLock {
+                    state -> (State<Waiter>.Enqueued, [CheckedContinuation<Void, Never>]) in
                     if Task.isCancelled { return (.decided(.fail(.cancelled)), []) }
                     let enqueued = state.machine.enqueue(purpose, now: now, id: id, waiter: continuation)
                     return (enqueued, state.takeSatisfiedWatchers())

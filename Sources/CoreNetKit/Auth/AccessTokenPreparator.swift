@@ -29,8 +29,10 @@ public struct AccessTokenPreparator: RequestPreparator {
     private let token: @Sendable () async throws -> String?
 
     /// Creates a preparator that adds the token `token` returns (none when it returns `nil`).
-    public init(header: String = "Authorization", scheme: String? = "Bearer",
-                token: @escaping @Sendable () async throws -> String?) {
+    public init(
+        header: String = "Authorization", scheme: String? = "Bearer",
+        token: @escaping @Sendable () async throws -> String?
+    ) {
         self.header = header
         self.scheme = scheme
         self.token = token
@@ -52,7 +54,8 @@ public struct AccessTokenPreparator: RequestPreparator {
         }
         guard let token else { return request }
         guard Self.isValidToken(token) else {
-            throw BaseServerError.invalidRequest("the access token is empty or holds characters an HTTP header cannot carry")
+            throw BaseServerError.invalidRequest(
+                "the access token is empty or holds characters an HTTP header cannot carry")
         }
         request.headers[header] = scheme.map { "\($0) \(token)" } ?? token
         return request

@@ -45,7 +45,9 @@ public struct AuthTokens: Sendable, Hashable, Codable {
     ///   - now: the current time; pass the manager's ``AccessSafeRequestManager/Options/now``
     ///     when it is not the system clock.
     public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date = Date()) {
-        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresIn.map { now.addingTimeInterval($0) })
+        self.init(
+            accessToken: accessToken, refreshToken: refreshToken,
+            expiresAt: expiresIn.map { now.addingTimeInterval($0) })
     }
 }
 
@@ -59,10 +61,12 @@ extension AuthTokens: CustomStringConvertible, CustomDebugStringConvertible, Cus
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "accessToken": LogRedactor.mask,
-            "refreshToken": refreshToken == nil ? "nil" : LogRedactor.mask,
-            "expiresAt": expiresAt as Any,
-        ])
+        Mirror(
+            self,
+            children: [
+                "accessToken": LogRedactor.mask,
+                "refreshToken": refreshToken == nil ? "nil" : LogRedactor.mask,
+                "expiresAt": expiresAt as Any,
+            ])
     }
 }

@@ -12,13 +12,15 @@ import Foundation
 extension BaseServerError {
     /// Refreshing the access token failed because of `cause` (kept in ``underlyingError``).
     static func tokenRefreshFailed(_ cause: any Error) -> BaseServerError {
-        BaseServerError(code: .tokenRefreshFailed, message: "refreshing the access token failed", underlyingError: cause)
+        BaseServerError(
+            code: .tokenRefreshFailed, message: "refreshing the access token failed", underlyingError: cause)
     }
 
     /// A refresh was refused: `limit` refreshes already ran within `window`.
     static func excessiveRefresh(limit: Int, window: Duration) -> BaseServerError {
-        BaseServerError(code: .excessiveRefresh,
-                        message: "\(limit) token refreshes already ran within \(window); refusing another")
+        BaseServerError(
+            code: .excessiveRefresh,
+            message: "\(limit) token refreshes already ran within \(window); refusing another")
     }
 
     /// The server rejected the access token and the manager cannot fix it, because of `reason`.

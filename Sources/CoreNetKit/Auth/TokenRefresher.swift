@@ -48,7 +48,10 @@ public struct ClosureTokenRefresher: TokenRefresher {
     /// `body` may call the handler at once, on the calling thread, or later from any thread;
     /// only its first call counts. If it never calls it, the refresh ends at the manager's
     /// ``AccessSafeRequestManager/Options/refreshTimeout`` (the wait is cancelled, nothing leaks).
-    public init(completion body: @escaping @Sendable (AuthTokens, @escaping @Sendable (Result<AuthTokens, any Error>) -> Void) -> Void) {
+    public init(
+        completion body:
+            @escaping @Sendable (AuthTokens, @escaping @Sendable (Result<AuthTokens, any Error>) -> Void) -> Void
+    ) {
         self.body = { tokens in
             let waiter = OutcomeWaiter<AuthTokens>()  // resumes once: the first completion, or cancellation
             return try await withTaskCancellationHandler {

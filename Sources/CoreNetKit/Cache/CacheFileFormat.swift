@@ -29,14 +29,17 @@ enum CacheFileFormat {
     }
 
     static func encode(_ entry: CachedResponse) -> Data? {
-        let header = Header(status: entry.statusCode, headers: entry.headers.fields.map { [$0.name, $0.value] },
-                            url: entry.url?.absoluteString, storedAt: entry.storedAt.timeIntervalSince1970,
-                            variant: entry.variant, bodyLength: entry.body.count)
+        let header = Header(
+            status: entry.statusCode, headers: entry.headers.fields.map { [$0.name, $0.value] },
+            url: entry.url?.absoluteString, storedAt: entry.storedAt.timeIntervalSince1970,
+            variant: entry.variant, bodyLength: entry.body.count)
         guard let json = try? JSONEncoder().encode(header) else { return nil }
         var data = Data(magic)
         data.reserveCapacity(magic.count + 4 + json.count + entry.body.count)
         let length = UInt32(json.count)
-        data.append(contentsOf: [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
+        data.append(contentsOf: [
+            UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
+        ])
         data.append(json)
         data.append(entry.body)
         return data
@@ -49,11 +52,12 @@ enum CacheFileFormat {
         let headerLength = lengthBytes[0] << 24 | lengthBytes[1] << 16 | lengthBytes[2] << 8 | lengthBytes[3]
         let headerStart = data.startIndex + magic.count + 4
         guard headerLength <= maximumHeaderLength, data.endIndex - headerStart >= headerLength,
-              let header = try? JSONDecoder().decode(Header.self, from: data[headerStart..<headerStart + headerLength])
+            let header = try? JSONDecoder().decode(Header.self, from: data[headerStart..<headerStart + headerLength])
         else { return nil }
         let bodyStart = headerStart + headerLength
         guard header.bodyLength == data.endIndex - bodyStart, (200..<300).contains(header.status),
-              header.headers.allSatisfy({ $0.count == 2 }) else { return nil }
+            header.headers.allSatisfy({ $0.count == 2 })
+        else { return nil }
         return CachedResponse(
             statusCode: header.status,
             headers: HTTPHeaders(header.headers.map { (name: $0[0], value: $0[1]) }),

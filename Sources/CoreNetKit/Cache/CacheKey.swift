@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -68,7 +69,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// ``rawValue`` with secrets in the URL's query redacted, for logs.
     public var description: String {
         let redacted = LogRedactor.redact(url: URL(string: url))
-        return variant.map { "\(method.rawValue) \(redacted) vary=\($0.prefix(12))" } ?? "\(method.rawValue) \(redacted)"
+        return variant.map { "\(method.rawValue) \(redacted) vary=\($0.prefix(12))" }
+            ?? "\(method.rawValue) \(redacted)"
     }
 }
 

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -33,8 +34,10 @@ public struct CachedResponse: Sendable, Equatable {
     public var variant: String?
 
     /// Creates an entry.
-    public init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, storedAt: Date = Date(),
-                variant: String? = nil) {
+    public init(
+        statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, storedAt: Date = Date(),
+        variant: String? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
@@ -66,8 +69,9 @@ public struct CachedResponse: Sendable, Equatable {
 
     /// The response as the pipeline sees it, for `request`.
     func serverResponse(for request: URLRequest, fromCache: Bool, duration: Duration = .zero) -> ServerResponse {
-        ServerResponse(statusCode: statusCode, headers: headers, data: body, request: request, url: url,
-                       duration: duration, isFromCache: fromCache)
+        ServerResponse(
+            statusCode: statusCode, headers: headers, data: body, request: request, url: url,
+            duration: duration, isFromCache: fromCache)
     }
 
     /// This entry after a `304 Not Modified` with `headers`: every field the 304 carries replaces
@@ -88,13 +92,14 @@ public struct CachedResponse: Sendable, Equatable {
         let request = response.request
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         guard method.isCacheable, response.isSuccessStatus,
-              !Self.forbidsStoring(response.headers.values(for: "Cache-Control")),
-              !Self.forbidsStoring(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
+            !Self.forbidsStoring(response.headers.values(for: "Cache-Control")),
+            !Self.forbidsStoring(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
         else { return nil }
         let names = Self.varyNames(response.headers)
         guard !names.contains("*") else { return nil }
-        self.init(statusCode: response.statusCode, headers: response.headers, body: response.data, url: response.url,
-                  storedAt: date, variant: Self.variant(of: request, names: names))
+        self.init(
+            statusCode: response.statusCode, headers: response.headers, body: response.data, url: response.url,
+            storedAt: date, variant: Self.variant(of: request, names: names))
     }
 
     private static func forbidsStoring(_ cacheControl: [String]) -> Bool {
@@ -103,5 +108,7 @@ public struct CachedResponse: Sendable, Equatable {
         }
     }
 
-    private static let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+    private static let bodyFields: Set<String> = [
+        "content-length", "content-encoding", "transfer-encoding", "content-range",
+    ]
 }

@@ -128,12 +128,16 @@ public final class DiskCacheAdapter: CacheAdapter {
     private func indexDirectoryIfNeeded() {
         guard !state.withLock({ $0.isIndexed }) else { return }
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
-        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
+        let files =
+            (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
         let found: [(name: String, size: Int, date: Date)] = files.compactMap { file in
             guard file.pathExtension == CacheFileFormat.fileExtension,
-                  let values = try? file.resourceValues(forKeys: Set(keys)) else { return nil }
-            return (file.deletingPathExtension().lastPathComponent, values.fileSize ?? 0,
-                    values.contentModificationDate ?? .distantPast)
+                let values = try? file.resourceValues(forKeys: Set(keys))
+            else { return nil }
+            return (
+                file.deletingPathExtension().lastPathComponent, values.fileSize ?? 0,
+                values.contentModificationDate ?? .distantPast
+            )
         }
         state.withLock { $0.index(found.sorted { $0.date < $1.date }.map { ($0.name, $0.size) }) }
     }
@@ -143,7 +147,8 @@ public final class DiskCacheAdapter: CacheAdapter {
     }
 
     private static func defaultDirectory() -> URL {
-        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("CoreNetKit", isDirectory: true)
     }

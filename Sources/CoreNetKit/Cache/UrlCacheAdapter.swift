@@ -8,6 +8,7 @@
 
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,7 +33,8 @@ import FoundationNetworking
 /// its whole directory on every disk lookup and every store, so both grow with the number of
 /// entries (measured with 1,000 entries of 2 KB: ~17 ms per miss, ~85 ms per store on average).
 /// Calls run one at a time on the adapter's serial queue, never on the caller's thread.
-public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {  // safe: `urlCache` is thread-safe and used only on `queue`
+// safe: `urlCache` is thread-safe and used only on `queue`
+public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
     /// The cache entries are stored in.
     public let urlCache: URLCache
     private let queue = DispatchQueue(label: "CoreNetKit.UrlCacheAdapter")
@@ -45,8 +47,10 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {  // safe
     ///   - memoryCapacity: bytes kept in memory, 4 MB by default.
     ///   - diskCapacity: bytes kept on disk, 20 MB by default; `0` keeps entries in memory only.
     ///   - directory: where `URLCache` keeps its files; `nil` uses its default location.
-    public convenience init(memoryCapacity: Int = 4 * 1024 * 1024, diskCapacity: Int = 20 * 1024 * 1024,
-                            directory: URL? = nil) {
+    public convenience init(
+        memoryCapacity: Int = 4 * 1024 * 1024, diskCapacity: Int = 20 * 1024 * 1024,
+        directory: URL? = nil
+    ) {
         #if canImport(FoundationNetworking)
         let cache = URLCache(memoryCapacity: memoryCapacity, diskCapacity: diskCapacity, diskPath: directory?.path)
         #else
@@ -96,34 +100,43 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {  // safe
         URLRequest(url: URL(string: "https://corenetkit.cache/\(key.digest)")!)  // safe: a fixed host and a hex path
     }
 
-    private static func cachedURLResponse(_ entry: CachedResponse, for request: URLRequest) -> Unchecked<CachedURLResponse>? {
+    private static func cachedURLResponse(_ entry: CachedResponse, for request: URLRequest) -> Unchecked<
+        CachedURLResponse
+    >? {
         var fields: [String: String] = [:]
         for (name, value) in entry.headers {
             fields[name] = fields[name].map { $0 + ", " + value } ?? value
         }
         guard let url = entry.url ?? request.url,
-              let response = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1",
-                                             headerFields: fields) else { return nil }
+            let response = HTTPURLResponse(
+                url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1",
+                headerFields: fields)
+        else { return nil }
         var userInfo: [AnyHashable: Any] = [storedAtKey: entry.storedAt.timeIntervalSince1970]
         if let variant = entry.variant { userInfo[variantKey] = variant }
-        return Unchecked(CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed))
+        return Unchecked(
+            CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed))
     }
 
     private static func entry(from cached: CachedURLResponse) -> CachedResponse? {
-        guard let response = cached.response as? HTTPURLResponse, (200..<300).contains(response.statusCode) else { return nil }
+        guard let response = cached.response as? HTTPURLResponse, (200..<300).contains(response.statusCode) else {
+            return nil
+        }
         var fields: [(name: String, value: String)] = []
         for (name, value) in response.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields.append((name, value)) }
         }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
         let storedAt = (cached.userInfo?[storedAtKey] as? Double).map(Date.init(timeIntervalSince1970:)) ?? Date()
-        return CachedResponse(statusCode: response.statusCode, headers: HTTPHeaders(fields), body: cached.data,
-                              url: response.url, storedAt: storedAt, variant: cached.userInfo?[variantKey] as? String)
+        return CachedResponse(
+            statusCode: response.statusCode, headers: HTTPHeaders(fields), body: cached.data,
+            url: response.url, storedAt: storedAt, variant: cached.userInfo?[variantKey] as? String)
     }
 }
 
 /// Carries a value that is not `Sendable` to the adapter's queue, where it is used once.
-private struct Unchecked<Value>: @unchecked Sendable {  // safe: created, handed over and never touched by the sender again
+// safe: created, handed over and never touched by the sender again
+private struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -41,7 +41,8 @@ public final class ActiveRequestContext<Model: Sendable>: HandleRequestContext<M
 ///
 /// Hand one out where callers may watch a result but must not end it. Handlers run on the
 /// source context's queue, under the same rules.
-public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unchecked Sendable {  // safe: holds only a let to a Sendable context
+// safe: holds only a let to a Sendable context
+public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unchecked Sendable {
     let source: HandleRequestContext<Model>
 
     /// Creates a read-only view of `source`.
@@ -55,22 +56,26 @@ public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unch
 
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
-        source.onSuccess(handler); return self
+        source.onSuccess(handler)
+        return self
     }
 
     @discardableResult
     public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
-        source.onError(handler); return self
+        source.onError(handler)
+        return self
     }
 
     @discardableResult
     public func onCompleted(_ handler: @escaping @Sendable (Result<Model, any Error>) -> Void) -> Self {
-        source.onCompleted(handler); return self
+        source.onCompleted(handler)
+        return self
     }
 
     @discardableResult
     public func onCacheSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
-        source.onCacheSuccess(handler); return self
+        source.onCacheSuccess(handler)
+        return self
     }
 
     /// The result, awaited; see ``HandleRequestContext/value``. Cancelling the awaiting Task

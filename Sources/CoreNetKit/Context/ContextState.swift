@@ -37,8 +37,15 @@ struct ContextState<Model: Sendable> {
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {
-        success = []; failure = []; completed = []; cache = []; cancel = []; cacheObservers = []; observers = []
+        success = []
+        failure = []
+        completed = []
+        cache = []
+        cancel = []
+        cacheObservers = []
+        observers = []
         cancelAction = nil
-        uploadProgress = []; downloadProgress = []
+        uploadProgress = []
+        downloadProgress = []
     }
 }

@@ -57,7 +57,10 @@ final class OutcomeWaiter<Model: Sendable>: Sendable {
 
     func set(_ continuation: CheckedContinuation<Model, any Error>) {
         let early: Result<Model, any Error>? = state.withLock { state in
-            if let early = state.early { state.early = nil; return early }
+            if let early = state.early {
+                state.early = nil
+                return early
+            }
             state.continuation = continuation
             return nil
         }
@@ -68,7 +71,10 @@ final class OutcomeWaiter<Model: Sendable>: Sendable {
         let continuation: CheckedContinuation<Model, any Error>? = state.withLock { state in
             guard !state.done else { return nil }
             state.done = true
-            if let continuation = state.continuation { state.continuation = nil; return continuation }
+            if let continuation = state.continuation {
+                state.continuation = nil
+                return continuation
+            }
             state.early = result
             return nil
         }

@@ -24,7 +24,9 @@ extension HandleRequestContext {
         observe { outcome in
             switch outcome {
             case .success(let model):
-                do { next.emit(data: try transform(model), fromCache: self.isFromCache) } catch { next.emit(error: error) }
+                do { next.emit(data: try transform(model), fromCache: self.isFromCache) } catch {
+                    next.emit(error: error)
+                }
             case .failure(let error): next.emit(error: error)
             case .cancelled: next.cancel()
             }

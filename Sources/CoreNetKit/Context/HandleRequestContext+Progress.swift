@@ -50,8 +50,12 @@ extension HandleRequestContext {
             if let last, !progress.isAhead(of: last) { return }
             let handlers: [@Sendable (TransferProgress) -> Void]
             switch direction {
-            case .upload: state.lastUpload = progress; handlers = state.uploadProgress
-            case .download: state.lastDownload = progress; handlers = state.downloadProgress
+            case .upload:
+                state.lastUpload = progress
+                handlers = state.uploadProgress
+            case .download:
+                state.lastDownload = progress
+                handlers = state.downloadProgress
             }
             guard !handlers.isEmpty else { return }
             // Enqueued under the lock on purpose: `finish` sets `outcome` under this lock before it
@@ -61,14 +65,20 @@ extension HandleRequestContext {
         }
     }
 
-    private func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void,
-                                    for direction: TransferDirection) {
+    private func addProgressHandler(
+        _ handler: @escaping @Sendable (TransferProgress) -> Void,
+        for direction: TransferDirection
+    ) {
         state.withLock { state in
             guard state.outcome == nil else { return }
             let last: TransferProgress?
             switch direction {
-            case .upload: state.uploadProgress.append(handler); last = state.lastUpload
-            case .download: state.downloadProgress.append(handler); last = state.lastDownload
+            case .upload:
+                state.uploadProgress.append(handler)
+                last = state.lastUpload
+            case .download:
+                state.downloadProgress.append(handler)
+                last = state.lastDownload
             }
             // Under the lock for the same reason as in `emitProgress`.
             if let last { delivery.async { handler(last) } }

@@ -59,7 +59,10 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
 
     /// Whether ``cancel()`` ended the context.
     public var isCancelled: Bool {
-        state.withLock { if case .cancelled = $0.outcome { return true }; return false }
+        state.withLock {
+            if case .cancelled = $0.outcome { return true }
+            return false
+        }
     }
 
     // MARK: Handlers
@@ -68,7 +71,9 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     public func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
         let model: Model? = state.withLock { state in
             switch state.outcome {
-            case nil: state.success.append(handler); return nil
+            case nil:
+                state.success.append(handler)
+                return nil
             case .success(let model): return model
             default: return nil
             }
@@ -81,7 +86,9 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
         let error: (any Error)? = state.withLock { state in
             switch state.outcome {
-            case nil: state.failure.append(handler); return nil
+            case nil:
+                state.failure.append(handler)
+                return nil
             case .failure(let error): return error
             default: return nil
             }
@@ -94,7 +101,9 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     public func onCompleted(_ handler: @escaping @Sendable (Result<Model, any Error>) -> Void) -> Self {
         let result: Result<Model, any Error>? = state.withLock { state in
             switch state.outcome {
-            case nil: state.completed.append(handler); return nil
+            case nil:
+                state.completed.append(handler)
+                return nil
             case .success(let model): return .success(model)
             case .failure(let error): return .failure(error)
             case .cancelled: return nil
@@ -107,7 +116,10 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     @discardableResult
     public func onCacheSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
         let cached: Model? = state.withLock { state in
-            if state.outcome == nil, state.cached == nil { state.cache.append(handler); return nil }
+            if state.outcome == nil, state.cached == nil {
+                state.cache.append(handler)
+                return nil
+            }
             return state.cached
         }
         if let cached { delivery.async { handler(cached) } }
@@ -120,7 +132,9 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Self {
         let cancelled: Bool = state.withLock { state in
             switch state.outcome {
-            case nil: state.cancel.append(handler); return false
+            case nil:
+                state.cancel.append(handler)
+                return false
             case .cancelled: return true
             default: return false
             }
@@ -148,10 +162,14 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
     /// or a first cached result.
     public func emitCache(data: Model) {
-        let taken: (handlers: [@Sendable (Model) -> Void], observers: [@Sendable (Model) -> Void])? = state.withLock { state in
+        let taken: (handlers: [@Sendable (Model) -> Void], observers: [@Sendable (Model) -> Void])? = state.withLock {
+            state in
             guard state.outcome == nil, state.cached == nil else { return nil }
             state.cached = data
-            defer { state.cache = []; state.cacheObservers = [] }
+            defer {
+                state.cache = []
+                state.cacheObservers = []
+            }
             return (state.cache, state.cacheObservers)
         }
         guard let taken else { return }
@@ -203,7 +221,9 @@ public class HandleRequestContext<Model: Sendable>: HandableContext, CacheableCo
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
         let runNow: Bool = state.withLock { state in
             switch state.outcome {
-            case nil: state.cancelAction = action; return false
+            case nil:
+                state.cancelAction = action
+                return false
             case .cancelled: return true
             default: return false
             }

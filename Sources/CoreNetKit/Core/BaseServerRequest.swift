@@ -60,8 +60,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// already passed the validators.
     open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
         do {
-            let model = try ModelDecoding.decode(Model.self, from: serverResponse, keyPath: modelKeyPath,
-                                                 decoder: serverResponse.decoder ?? configuration.decoder)
+            let model = try ModelDecoding.decode(
+                Model.self, from: serverResponse, keyPath: modelKeyPath,
+                decoder: serverResponse.decoder ?? configuration.decoder)
             completion(.success(model, fromCache: serverResponse.isFromCache))
         } catch {
             completion(.failure(error))
@@ -78,12 +79,15 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         do {
             return perform(try createAsyncServerRequest(), configuration: configuration)
         } catch {
-            return .failed(TransportErrorMapper.map(error), requestId: configuration.taskPool.generateId(),
-                           queue: configuration.callbackQueue)
+            return .failed(
+                TransportErrorMapper.map(error), requestId: configuration.taskPool.generateId(),
+                queue: configuration.callbackQueue)
         }
     }
 
-    private func perform(_ serverRequest: ServerRequest, configuration: NetworkConfiguration) -> ActiveRequestContext<Model> {
+    private func perform(_ serverRequest: ServerRequest, configuration: NetworkConfiguration) -> ActiveRequestContext<
+        Model
+    > {
         let pool = configuration.taskPool
         let id = serverRequest.requestId ?? pool.generateId()
         let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
@@ -93,8 +97,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             join: { $0.join(context) },
             make: { RequestBroadcast<Model>(id: id, pool: pool, first: context) })
         guard let broadcast else {
-            context.emit(error: BaseServerError.invalidRequest(
-                "a request with id \"\(id)\" and another model type is in flight"))
+            context.emit(
+                error: BaseServerError.invalidRequest(
+                    "a request with id \"\(id)\" and another model type is in flight"))
             return context
         }
         let contextId = ObjectIdentifier(context)
@@ -131,7 +136,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         pool.register(id: id, entry: TaskPool.Entry(id: id, request: serverRequest), member: member)
         defer { pool.remove(id: id, member: member) }
         withUnsafeCurrentTask { task in member.attach(task) }
-        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).complete(serverRequest)
+        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).complete(
+            serverRequest)
         member.detach()
         if Task.isCancelled { throw BaseServerError.cancelled }
         return try result.get()

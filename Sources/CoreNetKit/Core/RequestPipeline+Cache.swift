@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -23,12 +24,14 @@ import FoundationNetworking
 extension RequestPipeline {
     /// Runs `serverRequest` under its cache policy, or returns `nil` when the cache plays no
     /// part (no adapter, or a method other than `GET`/`HEAD`, unless the policy is `cacheOnly`).
-    func executeWithCache(_ serverRequest: ServerRequest, events: CacheEvents<Model>) async -> Result<Model, any Error>? {
+    func executeWithCache(_ serverRequest: ServerRequest, events: CacheEvents<Model>) async -> Result<Model, any Error>?
+    {
         guard cache == nil else { return nil }
         let policy = serverRequest.cachePolicy
         guard let adapter = configuration.cacheAdapter, serverRequest.method.isCacheable else {
             guard policy == .cacheOnly else { return nil }
-            let reason = configuration.cacheAdapter == nil ? "no cache adapter is configured" : "only GET and HEAD are cached"
+            let reason =
+                configuration.cacheAdapter == nil ? "no cache adapter is configured" : "only GET and HEAD are cached"
             return .failure(BaseServerError(code: .cacheMiss, message: reason))
         }
         let session = CacheSession(adapter: adapter, policy: policy, events: events)
@@ -48,7 +51,8 @@ extension RequestPipeline {
         if cache.policy == .cacheOnly {
             cache.found(entry, conditional: false)
             guard let entry else {
-                throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(CacheKey(request)?.description ?? "-")")
+                throw BaseServerError(
+                    code: .cacheMiss, message: "nothing is cached for \(CacheKey(request)?.description ?? "-")")
             }
             cache.markServedFromCache()
             return entry.serverResponse(for: request, fromCache: true)
@@ -58,7 +62,8 @@ extension RequestPipeline {
             return nil
         }
         if cache.policy == .firstCacheThenRefreshFromServer, cache.takeCacheEmission(),
-           let model = try? await map(entry.serverResponse(for: request, fromCache: true)) {
+            let model = try? await map(entry.serverResponse(for: request, fromCache: true))
+        {
             cache.events.cached(model)
         }
         cache.found(entry, conditional: Self.addConditionalHeaders(from: entry, to: &request))
@@ -85,7 +90,8 @@ extension RequestPipeline {
     /// reached, the stored response, marked as from the cache.
     func cacheFallback(for error: BaseServerError, request: URLRequest) -> ServerResponse? {
         guard let cache, cache.policy == .serverIfFailReadFromCache, Self.unreachable.contains(error.code),
-              let entry = cache.entry else { return nil }
+            let entry = cache.entry
+        else { return nil }
         cache.markServedFromCache()
         return entry.serverResponse(for: request, fromCache: true)
     }
@@ -93,18 +99,23 @@ extension RequestPipeline {
     /// After a successful mapping: stores a response that came from the network (or was
     /// revalidated by a 304) when HTTP's rules allow it. Returns once the entry is stored.
     func cacheStore(_ response: ServerResponse) async {
-        guard let cache, !response.isFromCache, let entry = CachedResponse(storing: response, at: Date()) else { return }
+        guard let cache, !response.isFromCache, let entry = CachedResponse(storing: response, at: Date()) else {
+            return
+        }
         await CacheSession<Model>.store(entry, for: response.request, in: cache.adapter)
     }
 
     /// The transport errors that mean "the server cannot be reached".
-    static var unreachable: Set<BaseServerError.Code> { [.noInternetConnection, .cannotConnect, .connectionLost, .timeout] }
+    static var unreachable: Set<BaseServerError.Code> {
+        [.noInternetConnection, .cannotConnect, .connectionLost, .timeout]
+    }
 
     /// Adds `If-None-Match` / `If-Modified-Since` from `entry` unless the request sets its own
     /// conditions; returns whether it added any.
     private static func addConditionalHeaders(from entry: CachedResponse, to request: inout URLRequest) -> Bool {
         guard request.value(forHTTPHeaderField: "If-None-Match") == nil,
-              request.value(forHTTPHeaderField: "If-Modified-Since") == nil else { return false }
+            request.value(forHTTPHeaderField: "If-Modified-Since") == nil
+        else { return false }
         let eTag = entry.headers["ETag"]
         let lastModified = entry.headers["Last-Modified"]
         if let eTag { request.setValue(eTag, forHTTPHeaderField: "If-None-Match") }

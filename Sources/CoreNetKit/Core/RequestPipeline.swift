@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -30,7 +31,9 @@ struct RequestPipeline<Model: Sendable>: Sendable {
 
     /// Executes the request and then settles its transfer: scratch files removed, a download
     /// kept only on success. Cancelling the Task cancels the transfer at once.
-    func complete(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<Model, any Error> {
+    func complete(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<
+        Model, any Error
+    > {
         let result = await withTaskCancellationHandler {
             await execute(serverRequest, events: events)
         } onCancel: {
@@ -41,7 +44,9 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         return result
     }
 
-    func execute(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<Model, any Error> {
+    func execute(_ serverRequest: ServerRequest, events: CacheEvents<Model> = CacheEvents()) async -> Result<
+        Model, any Error
+    > {
         if let result = await executeWithCache(serverRequest, events: events) { return result }
         do {
             let response = try await exchange(serverRequest)
@@ -74,8 +79,9 @@ struct RequestPipeline<Model: Sendable>: Sendable {
             prepared = try await preparator.prepare(prepared)
         }
         return try await transfer.encode(prepared) { request in
-            try RequestEncoder.encode(request, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
-                                      temporaryFiles: transfer.temporaryFiles)
+            try RequestEncoder.encode(
+                request, encoder: configuration.encoder, defaultTimeout: configuration.timeout,
+                temporaryFiles: transfer.temporaryFiles)
         }
     }
 
@@ -89,15 +95,20 @@ struct RequestPipeline<Model: Sendable>: Sendable {
         let start = ContinuousClock.now
         do {
             let (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
-            let response = ServerResponse(statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
-                                          request: urlRequest, url: raw.url, duration: ContinuousClock.now - start,
-                                          downloadedFileURL: file)
-            if let logger { logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies)) }
+            let response = ServerResponse(
+                statusCode: raw.statusCode, headers: raw.headers, data: raw.body,
+                request: urlRequest, url: raw.url, duration: ContinuousClock.now - start,
+                downloadedFileURL: file)
+            if let logger {
+                logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
+            }
             return cacheAfterSend(response)
         } catch {
             let mapped = TransportErrorMapper.map(error)
             if let logger {
-                logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId))
+                logger.log(
+                    NetworkLogEntry.failure(
+                        urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId))
             }
             if let fallback = cacheFallback(for: mapped, request: urlRequest) { return fallback }
             throw mapped

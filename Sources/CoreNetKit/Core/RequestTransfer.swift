@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -39,8 +40,10 @@ final class RequestTransfer: Sendable {
 
     /// Runs `encode` — off the cooperative thread pool for a multipart body, whose files it may
     /// read and write — and points the result's progress callbacks at this transfer.
-    func encode(_ request: ServerRequest,
-                _ encode: @escaping @Sendable (ServerRequest) throws -> TransportRequest) async throws -> TransportRequest {
+    func encode(
+        _ request: ServerRequest,
+        _ encode: @escaping @Sendable (ServerRequest) throws -> TransportRequest
+    ) async throws -> TransportRequest {
         var transportRequest: TransportRequest
         if case .multipart = request.parameters {
             transportRequest = try await withCheckedThrowingContinuation { continuation in
@@ -58,7 +61,9 @@ final class RequestTransfer: Sendable {
     /// Points `request`'s progress callbacks at this transfer.
     private func observeProgress(of request: inout TransportRequest) {
         request.uploadProgress = { [self] sent, expected in report(.upload, completed: sent, expected: expected) }
-        request.downloadProgress = { [self] received, expected in report(.download, completed: received, expected: expected) }
+        request.downloadProgress = { [self] received, expected in
+            report(.download, completed: received, expected: expected)
+        }
     }
 
     private func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
@@ -67,7 +72,8 @@ final class RequestTransfer: Sendable {
             guard !state.ended, state.sink != nil else { return (nil, nil) }
             switch direction {
             case .upload: return (state.upload.offer(completed: completed, expected: expected, now: now), state.sink)
-            case .download: return (state.download.offer(completed: completed, expected: expected, now: now), state.sink)
+            case .download:
+                return (state.download.offer(completed: completed, expected: expected, now: now), state.sink)
             }
         }
         if let progress, let sink { sink(progress, direction) }
@@ -88,11 +94,13 @@ final class RequestTransfer: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw BaseServerError(code: .fileAccess, message: "could not create the directory \(directory.path)",
-                                  underlyingError: error)
+            throw BaseServerError(
+                code: .fileAccess, message: "could not create the directory \(directory.path)",
+                underlyingError: error)
         }
-        let partial = try temporaryFiles.create(in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
-                                                ownerOnly: false)
+        let partial = try temporaryFiles.create(
+            in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
+            ownerOnly: false)
         request.downloadDestination = partial
         let response = try await transport.send(request)
         guard (200..<300).contains(response.statusCode) else { return (response, nil) }

@@ -144,7 +144,8 @@ extension BaseServerError: LocalizedError {
         case .connectionLost: return "The network connection was lost before the response arrived."
         case .timeout: return "The server did not respond in time."
         case .cancelled: return "The request was cancelled."
-        case .transport: return "The request failed: \(message ?? underlyingError.map { "\($0)" } ?? "unknown transport error")."
+        case .transport:
+            return "The request failed: \(message ?? underlyingError.map { "\($0)" } ?? "unknown transport error")."
         case .cantMapping:
             return "Could not read the response at \"\(keyPath ?? "<root>")\": \(message ?? "unexpected data")."
         case .badStatus:

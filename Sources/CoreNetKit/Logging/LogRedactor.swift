@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,7 +17,9 @@ import FoundationNetworking
 public enum LogRedactor {
     /// The text secrets are replaced with.
     public static let mask = "<redacted>"
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
+    static let secretHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+    ]
     static let secretNames: Set<String> = [
         "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
         "apikey", "password", "secret", "client_secret", "sig", "signature", "authorization", "cookie", "set-cookie",
@@ -27,7 +30,8 @@ public enum LogRedactor {
         guard let url else { return "-" }
         var text = url.absoluteString
         if let password = url.password(percentEncoded: true), !password.isEmpty,
-           let range = text.range(of: ":" + password + "@") {
+            let range = text.range(of: ":" + password + "@")
+        {
             text.replaceSubrange(range, with: ":" + mask + "@")
         }
         guard let mark = text.firstIndex(of: "?") else { return text }
@@ -79,7 +83,8 @@ public enum LogRedactor {
 
     static func isSecret(name: String) -> Bool {
         let lower = name.lowercased()
-        return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key") || lower.hasSuffix("password")
+        return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key")
+            || lower.hasSuffix("password")
     }
 
     /// The body of `request` as it is logged: redacted text, or for a multipart body only its
@@ -95,7 +100,9 @@ public enum LogRedactor {
     /// `request` as a `curl` command line with credentials redacted.
     public static func curl(_ request: URLRequest) -> String {
         var parts = ["curl", "-X", request.httpMethod ?? "GET"]
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
+        }
         for header in redact(headers: headers) {
             parts.append("-H")
             parts.append(quote("\(header.name): \(header.value)"))

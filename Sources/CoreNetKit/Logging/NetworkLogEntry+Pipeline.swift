@@ -7,30 +7,39 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 extension NetworkLogEntry {
     static func request(_ request: URLRequest, id: String, bodies: Bool) -> NetworkLogEntry {
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
+        }
         return NetworkLogEntry(
-            kind: .request, requestId: id, method: request.httpMethod ?? "GET", url: LogRedactor.redact(url: request.url),
-            statusCode: nil, duration: nil, bytes: request.httpBody?.count, headers: LogRedactor.redact(headers: headers),
+            kind: .request, requestId: id, method: request.httpMethod ?? "GET",
+            url: LogRedactor.redact(url: request.url),
+            statusCode: nil, duration: nil, bytes: request.httpBody?.count,
+            headers: LogRedactor.redact(headers: headers),
             body: bodies ? LogRedactor.loggedBody(of: request) : nil, error: nil, curl: LogRedactor.curl(request))
     }
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
         NetworkLogEntry(
             kind: .response, requestId: id, method: response.request.httpMethod ?? "GET",
-            url: LogRedactor.redact(url: response.request.url), statusCode: response.statusCode, duration: response.duration,
+            url: LogRedactor.redact(url: response.request.url), statusCode: response.statusCode,
+            duration: response.duration,
             bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields),
             body: bodies ? LogRedactor.redact(body: response.data) : nil, error: nil, curl: nil)
     }
 
-    static func failure(_ request: URLRequest, error: BaseServerError, duration: Duration, id: String) -> NetworkLogEntry {
+    static func failure(_ request: URLRequest, error: BaseServerError, duration: Duration, id: String)
+        -> NetworkLogEntry
+    {
         NetworkLogEntry(
-            kind: .failure, requestId: id, method: request.httpMethod ?? "GET", url: LogRedactor.redact(url: request.url),
+            kind: .failure, requestId: id, method: request.httpMethod ?? "GET",
+            url: LogRedactor.redact(url: request.url),
             statusCode: nil, duration: duration, bytes: nil, headers: [], body: nil,
             error: error.errorDescription ?? "\(error.code)", curl: nil)
     }

@@ -75,8 +75,10 @@ public struct PrintNetworkLogger: NetworkLogger {
     private let sink: @Sendable (String) -> Void
 
     /// Creates a logger writing to `sink` (standard output by default).
-    public init(includesBodies: Bool = false, includesCURL: Bool = false,
-                sink: @escaping @Sendable (String) -> Void = { print($0) }) {
+    public init(
+        includesBodies: Bool = false, includesCURL: Bool = false,
+        sink: @escaping @Sendable (String) -> Void = { print($0) }
+    ) {
         self.includesBodies = includesBodies
         self.includesCURL = includesCURL
         self.sink = sink

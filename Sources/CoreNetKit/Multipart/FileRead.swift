@@ -21,7 +21,9 @@ enum FileRead {
         } catch {
             throw failure(url, "does not exist or cannot be read", error)
         }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else { throw failure(url, "is not a regular file") }
+        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw failure(url, "is not a regular file")
+        }
         guard manager.isReadableFile(atPath: url.path) else { throw failure(url, "cannot be read") }
         guard let size = (attributes[.size] as? NSNumber)?.int64Value else { throw failure(url, "has no size") }
         return size
@@ -45,8 +47,10 @@ enum FileRead {
     ///   chunks); `true` when the whole file was copied.
     /// - Throws: `fileAccess` when the file cannot be read or is no longer `expectedSize` bytes
     ///   long; `CancellationError`; whatever `write` throws.
-    static func copy(_ url: URL, expectedSize: Int64, chunkSize: Int, rejecting pattern: [UInt8],
-                     isCancelled: () -> Bool, to write: (Data) throws -> Void) throws -> Bool {
+    static func copy(
+        _ url: URL, expectedSize: Int64, chunkSize: Int, rejecting pattern: [UInt8],
+        isCancelled: () -> Bool, to write: (Data) throws -> Void
+    ) throws -> Bool {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)
@@ -75,7 +79,8 @@ enum FileRead {
     }
 
     private static func failure(_ url: URL, _ problem: String, _ underlying: (any Error)? = nil) -> BaseServerError {
-        BaseServerError(code: .fileAccess, message: "the file \(url.isFileURL ? url.path : url.absoluteString) \(problem)",
-                        underlyingError: underlying)
+        BaseServerError(
+            code: .fileAccess, message: "the file \(url.isFileURL ? url.path : url.absoluteString) \(problem)",
+            underlyingError: underlying)
     }
 }

@@ -53,8 +53,10 @@ public struct MultipartData: Sendable {
     ///   - parts: the parts, in order; ``append(_:name:)`` and its siblings add more.
     ///   - memoryThreshold: the largest body assembled in memory, in bytes.
     ///   - temporaryDirectory: where larger bodies are written before they are sent.
-    public init(_ parts: [Part] = [], memoryThreshold: Int = MultipartData.defaultMemoryThreshold,
-                temporaryDirectory: URL = FileManager.default.temporaryDirectory) {
+    public init(
+        _ parts: [Part] = [], memoryThreshold: Int = MultipartData.defaultMemoryThreshold,
+        temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    ) {
         self.parts = parts
         self.memoryThreshold = memoryThreshold
         self.temporaryDirectory = temporaryDirectory
@@ -66,15 +68,19 @@ public struct MultipartData: Sendable {
     }
 
     /// Appends in-memory data; see ``Part/data(_:name:filename:mimeType:headers:)``.
-    public mutating func append(_ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
-                                headers: [String: String] = [:]) {
+    public mutating func append(
+        _ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
+        headers: [String: String] = [:]
+    ) {
         parts.append(.data(data, name: name, filename: filename, mimeType: mimeType, headers: headers))
     }
 
     /// Appends a file that is read when the request is sent; see
     /// ``Part/file(_:name:filename:mimeType:headers:)``.
-    public mutating func append(fileAt url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
-                                headers: [String: String] = [:]) {
+    public mutating func append(
+        fileAt url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
+        headers: [String: String] = [:]
+    ) {
         parts.append(.file(url, name: name, filename: filename, mimeType: mimeType, headers: headers))
     }
 }
@@ -107,8 +113,10 @@ extension MultipartData {
 
         /// Creates a part; prefer ``text(_:name:)``, ``data(_:name:filename:mimeType:headers:)``
         /// and ``file(_:name:filename:mimeType:headers:)``.
-        public init(name: String, filename: String? = nil, mimeType: String? = nil, headers: [String: String] = [:],
-                    content: Content) {
+        public init(
+            name: String, filename: String? = nil, mimeType: String? = nil, headers: [String: String] = [:],
+            content: Content
+        ) {
             self.name = name
             self.filename = filename
             self.mimeType = mimeType
@@ -123,17 +131,22 @@ extension MultipartData {
 
         /// In-memory bytes; the type is `mimeType`, else guessed from `filename`'s extension,
         /// else `application/octet-stream`.
-        public static func data(_ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
-                                headers: [String: String] = [:]) -> Part {
+        public static func data(
+            _ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
+            headers: [String: String] = [:]
+        ) -> Part {
             Part(name: name, filename: filename, mimeType: mimeType, headers: headers, content: .data(data))
         }
 
         /// A local file, streamed from disk when the body is large; `filename` defaults to the
         /// file's name and the type to a guess from its extension.
-        public static func file(_ url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
-                                headers: [String: String] = [:]) -> Part {
-            Part(name: name, filename: filename ?? url.lastPathComponent, mimeType: mimeType, headers: headers,
-                 content: .file(url))
+        public static func file(
+            _ url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
+            headers: [String: String] = [:]
+        ) -> Part {
+            Part(
+                name: name, filename: filename ?? url.lastPathComponent, mimeType: mimeType, headers: headers,
+                content: .file(url))
         }
 
         /// The `Content-Type` that is sent: ``mimeType``, else a guess from the filename's

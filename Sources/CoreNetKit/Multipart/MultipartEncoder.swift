@@ -105,10 +105,13 @@ struct MultipartEncoder {
 
     /// The body in a new temporary file, or `nil` when a file part contains the boundary. The
     /// file is removed again if anything fails.
-    private func write(_ layouts: [PartLayout], boundary: String, length: Int64,
-                       into temporaryFiles: TemporaryFiles) throws -> URL? {
-        let url = try temporaryFiles.create(in: form.temporaryDirectory,
-                                            name: "CoreNetKit-multipart-\(UUID().uuidString).tmp")
+    private func write(
+        _ layouts: [PartLayout], boundary: String, length: Int64,
+        into temporaryFiles: TemporaryFiles
+    ) throws -> URL? {
+        let url = try temporaryFiles.create(
+            in: form.temporaryDirectory,
+            name: "CoreNetKit-multipart-\(UUID().uuidString).tmp")
         do {
             let handle = try FileHandle(forWritingTo: url)
             defer { try? handle.close() }
@@ -125,8 +128,9 @@ struct MultipartEncoder {
                 case .memory(let data):
                     try put(data)
                 case .file(let file):
-                    let clean = try FileRead.copy(file, expectedSize: part.contentLength, chunkSize: Self.chunkSize,
-                                                  rejecting: Array(boundary.utf8), isCancelled: isCancelled, to: put)
+                    let clean = try FileRead.copy(
+                        file, expectedSize: part.contentLength, chunkSize: Self.chunkSize,
+                        rejecting: Array(boundary.utf8), isCancelled: isCancelled, to: put)
                     guard clean else {
                         temporaryFiles.remove(url)
                         return nil
@@ -136,14 +140,16 @@ struct MultipartEncoder {
             }
             try put(closing(boundary))
             guard written == length else {
-                throw BaseServerError(code: .fileAccess, message: "the multipart body's temporary file has the wrong size")
+                throw BaseServerError(
+                    code: .fileAccess, message: "the multipart body's temporary file has the wrong size")
             }
             return url
         } catch {
             temporaryFiles.remove(url)
             if let error = error as? CocoaError, error.isFileError {
-                throw BaseServerError(code: .fileAccess, message: "could not write the multipart body: \(error.localizedDescription)",
-                                      underlyingError: error)
+                throw BaseServerError(
+                    code: .fileAccess, message: "could not write the multipart body: \(error.localizedDescription)",
+                    underlyingError: error)
             }
             throw error
         }

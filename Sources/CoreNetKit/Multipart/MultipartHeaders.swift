@@ -25,7 +25,8 @@ enum MultipartHeaders {
         var lines = ["Content-Disposition: " + disposition]
         if let mimeType = part.resolvedMimeType {
             guard !mimeType.isEmpty, isValidValue(mimeType) else {
-                throw BaseServerError.invalidRequest("the MIME type of the part \"\(quoted(part.name).text)\" is not allowed")
+                throw BaseServerError.invalidRequest(
+                    "the MIME type of the part \"\(quoted(part.name).text)\" is not allowed")
             }
             lines.append("Content-Type: " + mimeType)
         }
@@ -33,7 +34,8 @@ enum MultipartHeaders {
             let lowercased = name.lowercased()
             guard lowercased != "content-disposition", lowercased != "content-type" else {
                 throw BaseServerError.invalidRequest(
-                    "the part \"\(quoted(part.name).text)\" sets \(name) in headers; use its name, filename and mimeType")
+                    "the part \"\(quoted(part.name).text)\" sets \(name) in headers; use its name, filename and mimeType"
+                )
             }
             guard isValidName(name), isValidValue(value) else {
                 throw BaseServerError.invalidRequest(
@@ -73,9 +75,9 @@ enum MultipartHeaders {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
-                 UInt8(ascii: "&"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"),
-                 UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+                UInt8(ascii: "&"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"),
+                UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 result += percentEncoded(byte)

@@ -51,7 +51,10 @@ extension BaseIteratableContext {
     }
 
     /// What a step of ``pages`` does, decided under the lock.
-    private enum Step { case end, cancelled, joined, start(Int, Position) }
+    private enum Step {
+        case end, cancelled, joined
+        case start(Int, Position)
+    }
 
     /// Loads (or joins) the next page and returns it; `nil` at the end.
     func nextPage() async throws -> Page? {

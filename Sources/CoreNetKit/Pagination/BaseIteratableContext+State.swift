@@ -99,7 +99,10 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     /// Drops the page in flight: its result will be stale. The position stays, so the next
     /// request asks for the same page.
     mutating func abandon() -> Abandoned {
-        defer { inFlight = nil; waiters = [] }
+        defer {
+            inFlight = nil
+            waiters = []
+        }
         return Abandoned(cancel: inFlight?.cancel, waiters: waiters)
     }
 
@@ -119,7 +122,9 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     }
 
     /// Takes the events for the callback queue, with the handlers to call.
-    mutating func takeOutbox() -> (events: [Event], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]) {
+    mutating func takeOutbox() -> (
+        events: [Event], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]
+    ) {
         defer { outbox = [] }
         return (outbox, success, failure)
     }

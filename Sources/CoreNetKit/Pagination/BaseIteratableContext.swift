@@ -58,12 +58,15 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     ///     ``NetworkConfiguration/default`` when `nil`.
     ///   - load: returns the context of the request for the page at a position. It is called on
     ///     the thread that called ``moveNext()`` (or iterates ``pages``), never under a lock.
-    public init(start: Position, restoring snapshot: PaginationSnapshot<Position>? = nil,
-                queue: DispatchQueue? = nil, load: @escaping PageLoader) {
+    public init(
+        start: Position, restoring snapshot: PaginationSnapshot<Position>? = nil,
+        queue: DispatchQueue? = nil, load: @escaping PageLoader
+    ) {
         let queue = queue ?? NetworkConfiguration.default.callbackQueue
         self.queue = queue
         // A serial queue in front of a concurrent one keeps pages in order.
-        self.delivery = queue === DispatchQueue.main ? queue : DispatchQueue(label: "CoreNetKit.paginator", target: queue)
+        self.delivery =
+            queue === DispatchQueue.main ? queue : DispatchQueue(label: "CoreNetKit.paginator", target: queue)
         self.load = load
         self.state = Locked(IteratorState(snapshot ?? PaginationSnapshot(start: start, next: start, hasMore: true)))
     }

@@ -56,7 +56,8 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
         super.init(start: startOffset, restoring: snapshot, queue: callbackQueue) { offset in
             guard pageSize > 0, offset >= 0 else {
                 return ActiveRequestContext.failed(
-                    BaseServerError.invalidRequest("offset paging needs pageSize > 0 and offset >= 0, got \(pageSize) and \(offset)"),
+                    BaseServerError.invalidRequest(
+                        "offset paging needs pageSize > 0 and offset >= 0, got \(pageSize) and \(offset)"),
                     requestId: "paging.invalid", queue: callbackQueue)
             }
             return load(offset, pageSize).map { response in
@@ -71,13 +72,14 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
     ) -> LoadedPage<OffsetPage<Element>, Int> where Response.Element == Element {
         let items = response.items
         let next = offset + items.count
-        let hasMore: Bool = if items.isEmpty {
-            false                               // an empty page ends it, whatever the total says
-        } else if let total = response.total {
-            next < total
-        } else {
-            items.count >= limit
-        }
+        let hasMore: Bool =
+            if items.isEmpty {
+                false  // an empty page ends it, whatever the total says
+            } else if let total = response.total {
+                next < total
+            } else {
+                items.count >= limit
+            }
         let page = OffsetPage(items: items, offset: offset, total: response.total, isLast: !hasMore)
         return LoadedPage(page, next: next, hasMore: hasMore)
     }

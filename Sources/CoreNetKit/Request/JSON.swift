@@ -36,7 +36,10 @@ public enum JSON: Sendable, Hashable {
     }
 
     /// The string when this is a string, else `nil`.
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
     /// The number as an `Int` when this is an integral number, else `nil`.
     public var intValue: Int? {
         switch self {
@@ -54,7 +57,10 @@ public enum JSON: Sendable, Hashable {
         }
     }
     /// The Boolean when this is a Boolean, else `nil`.
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
 
     /// Parses JSON text.
     ///
@@ -70,12 +76,30 @@ public enum JSON: Sendable, Hashable {
 extension JSON: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null; return }
-        if let bool = try? container.decode(Bool.self) { self = .bool(bool); return }
-        if let int = try? container.decode(Int.self) { self = .int(int); return }
-        if let double = try? container.decode(Double.self) { self = .double(double); return }
-        if let string = try? container.decode(String.self) { self = .string(string); return }
-        if let array = try? container.decode([JSON].self) { self = .array(array); return }
+        if container.decodeNil() {
+            self = .null
+            return
+        }
+        if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+            return
+        }
+        if let int = try? container.decode(Int.self) {
+            self = .int(int)
+            return
+        }
+        if let double = try? container.decode(Double.self) {
+            self = .double(double)
+            return
+        }
+        if let string = try? container.decode(String.self) {
+            self = .string(string)
+            return
+        }
+        if let array = try? container.decode([JSON].self) {
+            self = .array(array)
+            return
+        }
         self = .object(try container.decode([String: JSON].self))
     }
 

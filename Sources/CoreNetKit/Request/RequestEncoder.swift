@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,8 +16,10 @@ import FoundationNetworking
 enum RequestEncoder {
     /// Encodes `request`. A multipart body above its threshold is written to a file tracked by
     /// `temporaryFiles`; without it, every body is built in memory.
-    static func encode(_ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval,
-                       temporaryFiles: TemporaryFiles? = nil) throws -> TransportRequest {
+    static func encode(
+        _ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval,
+        temporaryFiles: TemporaryFiles? = nil
+    ) throws -> TransportRequest {
         var query: [(String, String)] = []
         var multipart: MultipartData?
         var body: Data?
@@ -52,7 +55,8 @@ enum RequestEncoder {
             }
         case .multipart(let form):
             guard !inQuery else {
-                throw BaseServerError.invalidRequest("a multipart body needs POST, PUT or PATCH, not \(request.method.rawValue)")
+                throw BaseServerError.invalidRequest(
+                    "a multipart body needs POST, PUT or PATCH, not \(request.method.rawValue)")
             }
             multipart = form
         }
@@ -70,7 +74,8 @@ enum RequestEncoder {
             urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         if let destination = request.downloadDestination, !destination.isFileURL {
-            throw BaseServerError.invalidRequest("the download destination \(destination.absoluteString) is not a file URL")
+            throw BaseServerError.invalidRequest(
+                "the download destination \(destination.absoluteString) is not a file URL")
         }
         var bodyFileURL: URL?
         if let multipart {
@@ -82,15 +87,17 @@ enum RequestEncoder {
             urlRequest.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
         }
         urlRequest.httpBody = body
-        return TransportRequest(urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
+        return TransportRequest(
+            urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
     }
 
     private static func encodeJSON(_ value: any Encodable, _ encoder: JSONEncoder) throws -> Data {
         do {
             return try encoder.encode(value)
         } catch {
-            throw BaseServerError(code: .invalidRequest, message: "the body could not be encoded as JSON: \(error)",
-                                  underlyingError: error)
+            throw BaseServerError(
+                code: .invalidRequest, message: "the body could not be encoded as JSON: \(error)",
+                underlyingError: error)
         }
     }
 

@@ -28,9 +28,11 @@ public struct DefaultHeadersPreparator: RequestPreparator {
     public var headers: [String: String]
 
     /// Creates the preparator; `extraHeaders` are added to the defaults.
-    public init(accept: String = "application/json",
-                userAgent: String = "CoreNetKit/\(CoreNetKitVersion.current)",
-                extraHeaders: [String: String] = [:]) {
+    public init(
+        accept: String = "application/json",
+        userAgent: String = "CoreNetKit/\(CoreNetKitVersion.current)",
+        extraHeaders: [String: String] = [:]
+    ) {
         var headers = ["Accept": accept, "User-Agent": userAgent]
         headers.merge(extraHeaders) { _, extra in extra }
         self.headers = headers

@@ -45,6 +45,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     public func hash(into hasher: inout Hasher) {
-        for field in fields { hasher.combine(field.name.lowercased()); hasher.combine(field.value) }
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
     }
 }

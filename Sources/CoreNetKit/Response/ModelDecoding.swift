@@ -29,8 +29,10 @@ extension EmptyResponse: EmptyResponseRepresentable {
 enum ModelDecoding {
     static let keyPathKey = CodingUserInfoKey(rawValue: "CoreNetKit.keyPath")!
 
-    static func decode<Model>(_ type: Model.Type, from response: ServerResponse, keyPath: String?,
-                              decoder: JSONDecoder) throws -> Model {
+    static func decode<Model>(
+        _ type: Model.Type, from response: ServerResponse, keyPath: String?,
+        decoder: JSONDecoder
+    ) throws -> Model {
         if let fileURL = response.downloadedFileURL {
             if Model.self == DownloadedFile.self { return try DownloadedFile(fileURL, response: response) as! Model }
             if Model.self == URL.self { return fileURL as! Model }
@@ -39,7 +41,8 @@ enum ModelDecoding {
         }
         let data = response.data
         if let empty = Model.self as? any EmptyResponseRepresentable.Type,
-           response.statusCode == 204 || data.allSatisfy(\.isWhitespaceByte) {
+            response.statusCode == 204 || data.allSatisfy(\.isWhitespaceByte)
+        {
             return empty.empty as! Model  // safe: `empty` is `Model.Type`
         }
         if Model.self == Data.self { return data as! Model }
@@ -61,8 +64,10 @@ enum ModelDecoding {
         }
     }
 
-    private static func decodeValue<T: Decodable>(_ type: T.Type, data: Data, keyPath: String?,
-                                                  decoder: JSONDecoder) throws -> T {
+    private static func decodeValue<T: Decodable>(
+        _ type: T.Type, data: Data, keyPath: String?,
+        decoder: JSONDecoder
+    ) throws -> T {
         guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) }
         let keyed = JSONDecoder()
         keyed.dateDecodingStrategy = decoder.dateDecodingStrategy
@@ -79,14 +84,17 @@ enum ModelDecoding {
         switch error {
         case .keyNotFound(let key, let context):
             let path = render(context.codingPath + [key])
-            return .cantMapping(keyPath: path, reason: "the key \"\(key.stringValue)\" is missing (reading \"\(requested)\")",
-                                underlying: error)
+            return .cantMapping(
+                keyPath: path, reason: "the key \"\(key.stringValue)\" is missing (reading \"\(requested)\")",
+                underlying: error)
         case .typeMismatch(let type, let context):
-            return .cantMapping(keyPath: render(context.codingPath, or: requested),
-                                reason: "expected \(type): \(context.debugDescription)", underlying: error)
+            return .cantMapping(
+                keyPath: render(context.codingPath, or: requested),
+                reason: "expected \(type): \(context.debugDescription)", underlying: error)
         case .valueNotFound(let type, let context):
-            return .cantMapping(keyPath: render(context.codingPath, or: requested),
-                                reason: "expected \(type) but found null", underlying: error)
+            return .cantMapping(
+                keyPath: render(context.codingPath, or: requested),
+                reason: "expected \(type) but found null", underlying: error)
         case .dataCorrupted(let context):
             let reason = context.codingPath.isEmpty ? "the body is not valid JSON" : context.debugDescription
             return .cantMapping(keyPath: render(context.codingPath, or: requested), reason: reason, underlying: error)
@@ -100,7 +108,9 @@ enum ModelDecoding {
         guard !path.isEmpty else { return fallback }
         var result = ""
         for key in path {
-            if let index = key.intValue { result += "[\(index)]" } else {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
                 if !result.isEmpty { result += "." }
                 result += key.stringValue
             }

@@ -30,11 +30,13 @@ public struct StatusCodeValidator: ResponseValidator {
         let status = response.statusCode
         guard !acceptable.contains(status) else { return }
         if status == 401 {
-            throw BaseServerError(code: .unauthorized, statusCode: status, body: response.data,
-                                  message: BodyErrorReader.read(response)?.message)
+            throw BaseServerError(
+                code: .unauthorized, statusCode: status, body: response.data,
+                message: BodyErrorReader.read(response)?.message)
         }
         if let error = BodyErrorReader.read(response) {
-            throw BaseServerError.server(message: error.message, code: error.code, statusCode: status, body: response.data)
+            throw BaseServerError.server(
+                message: error.message, code: error.code, statusCode: status, body: response.data)
         }
         throw BaseServerError.badStatus(status, body: response.data)
     }
@@ -55,8 +57,9 @@ public struct BodyErrorValidator: ResponseValidator {
     public func validate(_ response: ServerResponse) throws {
         guard let object = response.jsonIfObject?[key], case .object = object else { return }
         let error = BodyErrorReader.read(object) ?? (message: "The server reported an error.", code: nil)
-        throw BaseServerError.server(message: error.message, code: error.code,
-                                     statusCode: response.statusCode, body: response.data)
+        throw BaseServerError.server(
+            message: error.message, code: error.code,
+            statusCode: response.statusCode, body: response.data)
     }
 }
 

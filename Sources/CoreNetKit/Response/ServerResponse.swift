@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -66,7 +67,9 @@ public struct ServerResponse: Sendable {
 
     /// The body parsed as JSON if it looks like a JSON object or array, else `nil`.
     var jsonIfObject: JSON? {
-        guard let first = data.first(where: { !$0.isWhitespaceByte }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+        guard let first = data.first(where: { !$0.isWhitespaceByte }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        else {
             return nil
         }
         return try? json()
@@ -74,8 +77,9 @@ public struct ServerResponse: Sendable {
 
     /// A copy marked as read from the cache.
     func fromCache() -> ServerResponse {
-        ServerResponse(statusCode: statusCode, headers: headers, data: data, request: request, url: url,
-                       duration: duration, isFromCache: true, downloadedFileURL: downloadedFileURL)
+        ServerResponse(
+            statusCode: statusCode, headers: headers, data: data, request: request, url: url,
+            duration: duration, isFromCache: true, downloadedFileURL: downloadedFileURL)
     }
 }
 

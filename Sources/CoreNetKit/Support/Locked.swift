@@ -21,7 +21,8 @@ final class Locked<Value>: @unchecked Sendable {  // safe: `value` is touched on
 
     @inline(__always)
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return try body(&value)
     }
 }

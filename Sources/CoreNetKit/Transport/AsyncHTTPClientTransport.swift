@@ -78,7 +78,9 @@ public final class AsyncHTTPClientTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func execute(_ urlRequest: URLRequest, original: TransportRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
+    private func execute(_ urlRequest: URLRequest, original: TransportRequest, deadline: NIODeadline) async throws
+        -> HTTPClientResponse
+    {
         guard let url = urlRequest.url else { throw URLError(.badURL) }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
@@ -87,8 +89,9 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         if let file = original.bodyFileURL, urlRequest.httpMethod != "GET" {
             let size = try FileBodyChunks.size(of: file)
-            request.body = .stream(FileBodyChunks(url: file, total: size, progress: original.uploadProgress),
-                                   length: .known(size))
+            request.body = .stream(
+                FileBodyChunks(url: file, total: size, progress: original.uploadProgress),
+                length: .known(size))
         } else if let body = urlRequest.httpBody {
             request.body = .bytes(ByteBuffer(bytes: body))
             original.uploadProgress?(Int64(body.count), Int64(body.count))
@@ -106,8 +109,9 @@ public final class AsyncHTTPClientTransport: Transport {
     private func redirect(from request: URLRequest, response: HTTPClientResponse) throws -> URLRequest? {
         let status = Int(response.status.code)
         guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
-              let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
-              target.scheme == "http" || target.scheme == "https" else { return nil }
+            let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            target.scheme == "http" || target.scheme == "https"
+        else { return nil }
         var next = request
         next.url = target
         let method = request.httpMethod ?? "GET"
@@ -120,7 +124,9 @@ public final class AsyncHTTPClientTransport: Transport {
         return RedirectPolicy.strippingCredentials(next, from: request)
     }
 
-    private func collect(_ response: HTTPClientResponse, for request: TransportRequest, url: URL?) async throws -> TransportResponse {
+    private func collect(_ response: HTTPClientResponse, for request: TransportRequest, url: URL?) async throws
+        -> TransportResponse
+    {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(response.headers.count)
         for header in response.headers { headers.append((name: header.name, value: header.value)) }
@@ -133,8 +139,9 @@ public final class AsyncHTTPClientTransport: Transport {
             for try await chunk in response.body {
                 try sink.append(chunk)
             }
-            return TransportResponse(statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
-                                     body: try sink.finish(), url: url)
+            return TransportResponse(
+                statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
+                body: try sink.finish(), url: url)
         } catch {
             sink.discard()
             throw Self.map(error)
@@ -151,11 +158,14 @@ public final class AsyncHTTPClientTransport: Transport {
                 return URLError(.timedOut, userInfo: [NSUnderlyingErrorKey: error])
             case .connectTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
                 return URLError(.cannotConnectToHost, userInfo: [NSUnderlyingErrorKey: error])
-            case .remoteConnectionClosed: return URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
+            case .remoteConnectionClosed:
+                return URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
             default: return error
             }
         }
-        if error is NIOConnectionError || (error as? IOError).map({ [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains($0.errnoCode) }) == true {
+        if error is NIOConnectionError
+            || (error as? IOError).map({ [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains($0.errnoCode) }) == true
+        {
             return URLError(.cannotConnectToHost, userInfo: [NSUnderlyingErrorKey: error])
         }
         if let channelError = error as? ChannelError, case .connectTimeout = channelError {

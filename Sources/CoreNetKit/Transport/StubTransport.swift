@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -45,8 +46,9 @@ public struct StubTransport: Transport {
 
     /// A stub that answers every request with the JSON text `json` and `status`.
     public static func json(_ json: String, status: Int = 200, latency: Duration = .zero) -> StubTransport {
-        response(status: status, body: Data(json.utf8),
-                 headers: ["Content-Type": "application/json; charset=utf-8"], latency: latency)
+        response(
+            status: status, body: Data(json.utf8),
+            headers: ["Content-Type": "application/json; charset=utf-8"], latency: latency)
     }
 
     /// A stub that fails every request with `error` (for example `URLError(.notConnectedToInternet)`).

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -47,7 +48,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.response = response as? HTTPURLResponse
             // Only a successful body goes to the file; an error body stays in memory for the validators.
             if let destination = state.request.downloadDestination, let status = state.response?.statusCode,
-               (200..<300).contains(status) {
+                (200..<300).contains(status)
+            {
                 do {
                     let manager = FileManager.default
                     try? manager.removeItem(at: destination)
@@ -91,7 +93,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        completionHandler(RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest))
+        completionHandler(
+            RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -113,8 +116,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         for (name, value) in http.allHeaderFields {
             headers.append((name: "\(name)", value: "\(value)"))
         }
-        state.continuation.resume(returning: TransportResponse(
-            statusCode: http.statusCode, headers: HTTPHeaders(headers), body: state.body, url: http.url))
+        state.continuation.resume(
+            returning: TransportResponse(
+                statusCode: http.statusCode, headers: HTTPHeaders(headers), body: state.body, url: http.url))
     }
 }
 

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -62,7 +63,8 @@ public final class URLSessionTransport: Transport {
         }
         let box = TaskBox(task)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 let state = TaskState(request: request, continuation: continuation)
                 delegate.register(state, for: task.taskIdentifier)
                 if Task.isCancelled {

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// Limits, timing, triggers, opting out and redirects of the token refresh: behaviours 6, 7, 9
 /// and 10 of issue 4, against the loopback server.
@@ -35,7 +36,12 @@ import Testing
 
     @Test func refreshLimitAndWindowAreConfigurable() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(server: server, options: { $0.maxRefreshes = 1; $0.refreshWindow = .seconds(300) })
+            let auth = AuthFixture(
+                server: server,
+                options: {
+                    $0.maxRefreshes = 1
+                    $0.refreshWindow = .seconds(300)
+                })
             server.auth.expireAccessToken()
             #expect(try await auth.protected("first").value.token == "token-2")
             server.auth.expireAccessToken()
@@ -58,14 +64,22 @@ import Testing
         try await withTestServer { server in
             let calls = Locked(0)
             let fresh = AuthTokens(accessToken: "token-1", refreshToken: "refresh-1")
-            let auth = AuthFixture(server: server, tokens: AuthTokens(accessToken: "stale", refreshToken: "refresh-0"), refresher: { _, _ in
-                switch style {
-                case .completionHandlerCalledInline:
-                    ClosureTokenRefresher(completion: { _, completion in calls.withLock { $0 += 1 }; completion(.success(fresh)) })
-                case .asyncClosureThatNeverSuspends:
-                    ClosureTokenRefresher { _ in calls.withLock { $0 += 1 }; return fresh }
-                }
-            })
+            let auth = AuthFixture(
+                server: server, tokens: AuthTokens(accessToken: "stale", refreshToken: "refresh-0"),
+                refresher: { _, _ in
+                    switch style {
+                    case .completionHandlerCalledInline:
+                        ClosureTokenRefresher(completion: { _, completion in
+                            calls.withLock { $0 += 1 }
+                            completion(.success(fresh))
+                        })
+                    case .asyncClosureThatNeverSuspends:
+                        ClosureTokenRefresher { _ in
+                            calls.withLock { $0 += 1 }
+                            return fresh
+                        }
+                    }
+                })
 
             let logs = (1...10).map { EventLog(auth.protected("sync-\($0)")) }
 
@@ -148,7 +162,9 @@ import Testing
         try await withTestServer { server in
             let auth = AuthFixture(server: server)
             let request = TestRequest<ProtectedReply>(configuration: auth.configuration) {
-                ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/protected/public", requiresAuthorization: false)
+                ServerRequest(
+                    method: .get, baseUrl: server.baseURL, relativeUrl: "/protected/public",
+                    requiresAuthorization: false)
             }
 
             let error = try #require(try await EventLog(request.perform()).failure() as? BaseServerError)

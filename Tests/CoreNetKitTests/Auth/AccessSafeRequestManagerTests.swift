@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// The refresh itself: one for many rejections, waiting, replaying, failing. Behaviours 1–5 of
 /// issue 4; each test runs against its own loopback server.
@@ -35,8 +36,11 @@ import Testing
             let seen = server.auth.tokensSeen()
             #expect(seen.filter { $0 == "token-1" }.count == 50)
             #expect(seen.filter { $0 == "token-2" }.count == 50)
-            #expect(auth.manager.tokens == AuthTokens(accessToken: "token-2", refreshToken: "refresh-2",
-                                                      expiresAt: auth.now.now.addingTimeInterval(3600)))
+            #expect(
+                auth.manager.tokens
+                    == AuthTokens(
+                        accessToken: "token-2", refreshToken: "refresh-2",
+                        expiresAt: auth.now.now.addingTimeInterval(3600)))
         }
     }
 
@@ -80,14 +84,16 @@ import Testing
 
     @Test func secondRejectionAfterTheReplayEndsInUnauthorizedWithoutAnotherRefresh() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(server: server, refresher: { configuration, now in
-                let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
-                return ClosureTokenRefresher { tokens in
-                    let fresh = try await endpoint.refresh(tokens)
-                    server.auth.expireAccessToken()  // the server rejects the new token too
-                    return fresh
-                }
-            })
+            let auth = AuthFixture(
+                server: server,
+                refresher: { configuration, now in
+                    let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
+                    return ClosureTokenRefresher { tokens in
+                        let fresh = try await endpoint.refresh(tokens)
+                        server.auth.expireAccessToken()  // the server rejects the new token too
+                        return fresh
+                    }
+                })
             server.auth.expireAccessToken()
 
             let error = try #require(try await EventLog(auth.protected("again")).failure() as? BaseServerError)
@@ -99,7 +105,9 @@ import Testing
         }
     }
 
-    @Test func failedRefreshFailsEveryWaitingRequestReportsTheSessionEndOnceAndLetsALaterRequestRefreshAgain() async throws {
+    @Test func failedRefreshFailsEveryWaitingRequestReportsTheSessionEndOnceAndLetsALaterRequestRefreshAgain()
+        async throws
+    {
         try await withTestServer { server in
             let auth = AuthFixture(server: server)
             server.auth.expireAccessToken()
@@ -148,16 +156,22 @@ import Testing
 
     @Test func refreshRequestThatForgetsToOptOutStillSkipsItsManager() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(server: server, refresher: { configuration, now in
-                ClosureTokenRefresher { tokens in
-                    let request = TestRequest<RefreshReply>(configuration: configuration) {  // requiresAuthorization stays true
-                        ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/auth/refresh",
-                                      parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]))
+            let auth = AuthFixture(
+                server: server,
+                refresher: { configuration, now in
+                    ClosureTokenRefresher { tokens in
+                        // requiresAuthorization stays true
+                        let request = TestRequest<RefreshReply>(configuration: configuration) {
+                            ServerRequest(
+                                method: .post, baseUrl: server.baseURL, relativeUrl: "/auth/refresh",
+                                parameters: .jsonObject(["refreshToken": .string(tokens.refreshToken ?? "")]))
+                        }
+                        let reply = try await request.performAsync()
+                        return AuthTokens(
+                            accessToken: reply.accessToken, refreshToken: reply.refreshToken,
+                            expiresIn: reply.expiresIn, now: now.now)
                     }
-                    let reply = try await request.performAsync()
-                    return AuthTokens(accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, now: now.now)
-                }
-            }, options: { $0.refreshTimeout = .seconds(10) })
+                }, options: { $0.refreshTimeout = .seconds(10) })
             server.auth.expireAccessToken()
             server.auth.refreshShouldFail = true
 
@@ -186,7 +200,10 @@ import Testing
             doomed.cancel()
 
             #expect(auth.manager.waitingCount == 2)
-            guard case .cancel = try await doomedLog.waitForTerminal() else { Issue.record("expected cancel"); return }
+            guard case .cancel = try await doomedLog.waitForTerminal() else {
+                Issue.record("expected cancel")
+                return
+            }
             server.release("refresh")
             #expect(try await first.success().token == "token-2")
             #expect(try await other.success().token == "token-2")

@@ -6,13 +6,15 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
+import Testing
+
+@testable import CoreNetKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// The parts of the token refresh on their own: preparator, trigger, tokens, the decision state
 /// and the session-expiry rule. Pure logic, no I/O, except where a test says so.
@@ -22,8 +24,9 @@ import Testing
     }
 
     private func response(status: Int = 200, body: String) -> ServerResponse {
-        ServerResponse(statusCode: status, headers: [:], data: Data(body.utf8),
-                       request: URLRequest(url: URL(string: "http://api.invalid")!))
+        ServerResponse(
+            statusCode: status, headers: [:], data: Data(body.utf8),
+            request: URLRequest(url: URL(string: "http://api.invalid")!))
     }
 
     @Test func preparatorReplacesTheHeaderWhateverItsCaseWithSchemeAndToken() async throws {
@@ -47,7 +50,9 @@ import Testing
     @Test func tokenWithALineBreakIsRejectedWithoutShowingIt() {
         let preparator = AccessTokenPreparator { nil }
 
-        let error = #expect(throws: BaseServerError.self) { try preparator.authorize(request(), with: "abc\r\nX-Evil: 1") }
+        let error = #expect(throws: BaseServerError.self) {
+            try preparator.authorize(request(), with: "abc\r\nX-Evil: 1")
+        }
 
         #expect(error?.code == .invalidRequest)
         #expect(error?.description.contains("abc") == false)
@@ -102,7 +107,8 @@ import Testing
     }
 
     private func startRefresh(_ machine: inout Machine, waiter: Int = 1) throws -> Int {
-        guard case .start(let job) = machine.enqueue(.rejected(machine.ticket), now: Date(), id: waiter, waiter: waiter) else {
+        guard case .start(let job) = machine.enqueue(.rejected(machine.ticket), now: Date(), id: waiter, waiter: waiter)
+        else {
             throw TimedOut(what: "a refresh to start")
         }
         return job.id
@@ -115,7 +121,10 @@ import Testing
         let result = state.finish(id, with: .success(AuthTokens(accessToken: "a\nb")))
         let finished = try #require(result)
 
-        guard case .failure(let error) = finished.result else { Issue.record("expected failure"); return }
+        guard case .failure(let error) = finished.result else {
+            Issue.record("expected failure")
+            return
+        }
         #expect(error.code == .tokenRefreshFailed)
         #expect((error.underlyingError as? BaseServerError)?.code == .invalidRequest)
         #expect(state.tokens?.accessToken == "a1")
@@ -184,7 +193,8 @@ import Testing
         try await withTestServer { server in
             let auth = AuthFixture(server: server)
             let store = InMemoryTokenStore(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"))
-            let refresher = TestServerRefresher(baseURL: server.baseURL, configuration: auth.configuration, now: auth.now)
+            let refresher = TestServerRefresher(
+                baseURL: server.baseURL, configuration: auth.configuration, now: auth.now)
             let options = AccessSafeRequestManager.Options(callbackQueue: auth.callbackQueue, now: { auth.now.now })
             auth.manager.configure(store: store, refresher: refresher, options: options)
             server.auth.expireAccessToken()

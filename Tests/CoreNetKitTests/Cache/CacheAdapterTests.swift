@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// The ``CacheAdapter`` contract, pinned on both shipped adapters over real directories.
 @Suite struct CacheAdapterTests {
@@ -18,10 +19,12 @@ import Testing
     }
 
     private func entry(_ index: Int, bytes: Int = 64) -> CachedResponse {
-        CachedResponse(statusCode: 200, headers: ["Content-Type": "application/json", "ETag": "\"e\(index)\""],
-                       body: Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }),
-                       url: URL(string: "https://api.example.com/items/\(index)"),
-                       storedAt: Date(timeIntervalSince1970: Double(1_700_000_000 + index)), variant: index.isMultiple(of: 2) ? "v\(index)" : nil)
+        CachedResponse(
+            statusCode: 200, headers: ["Content-Type": "application/json", "ETag": "\"e\(index)\""],
+            body: Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }),
+            url: URL(string: "https://api.example.com/items/\(index)"),
+            storedAt: Date(timeIntervalSince1970: Double(1_700_000_000 + index)),
+            variant: index.isMultiple(of: 2) ? "v\(index)" : nil)
     }
 
     @Test(arguments: AdapterKind.allCases)
@@ -62,7 +65,10 @@ import Testing
                         let loaded = await adapter.load(self.key(index))
                         return loaded == self.entry(index, bytes: 512 + index) ? 0 : 1
                     }
-                    group.addTask { _ = await adapter.load(self.key((index * 37) % 100)); return 0 }
+                    group.addTask {
+                        _ = await adapter.load(self.key((index * 37) % 100))
+                        return 0
+                    }
                 }
                 return await group.reduce(0, +)
             }

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// The four cache policies against the loopback server, through the real transport.
 @Suite struct CachePolicyTests {
@@ -25,7 +26,10 @@ import Testing
 
                 await drain(configuration.callbackQueue)
                 #expect(log.names == ["cache", "success", "completed"])
-                guard case .cache(let cached) = log.all.first else { Issue.record("expected the cached model first"); return }
+                guard case .cache(let cached) = log.all.first else {
+                    Issue.record("expected the cached model first")
+                    return
+                }
                 #expect(cached.value == 1)
                 #expect(fresh.value == 2)
                 #expect(!context.isFromCache)
@@ -39,7 +43,8 @@ import Testing
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
 
-                let (_, log) = server.request("/counter/first-empty", .firstCacheThenRefreshFromServer).perform(Counter.self, configuration)
+                let (_, log) = server.request("/counter/first-empty", .firstCacheThenRefreshFromServer).perform(
+                    Counter.self, configuration)
                 let fresh = try await log.success()
 
                 await drain(configuration.callbackQueue)
@@ -56,8 +61,10 @@ import Testing
                 _ = try await server.request("/cache/outage/first-fails", .firstCacheThenRefreshFromServer)
                     .perform(Counter.self, configuration).log.success()
 
-                let (_, log) = server.request("/cache/outage/first-fails", .firstCacheThenRefreshFromServer, headers: ["X-Outage": "1"])
-                    .perform(Counter.self, configuration)
+                let (_, log) = server.request(
+                    "/cache/outage/first-fails", .firstCacheThenRefreshFromServer, headers: ["X-Outage": "1"]
+                )
+                .perform(Counter.self, configuration)
                 let error = try await log.failure()
 
                 await drain(configuration.callbackQueue)
@@ -72,7 +79,8 @@ import Testing
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
 
-                let (_, log) = server.request("/counter/cache-only-miss", .cacheOnly).perform(Counter.self, configuration)
+                let (_, log) = server.request("/counter/cache-only-miss", .cacheOnly).perform(
+                    Counter.self, configuration)
                 let error = try await log.failure()
 
                 #expect((error as? BaseServerError)?.code == .cacheMiss)
@@ -96,9 +104,12 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
-                _ = try await server.request("/counter/cache-only-hit", .serverOnly).perform(Counter.self, configuration).log.success()
+                _ = try await server.request("/counter/cache-only-hit", .serverOnly).perform(
+                    Counter.self, configuration
+                ).log.success()
 
-                let (context, log) = server.request("/counter/cache-only-hit", .cacheOnly).perform(Counter.self, configuration)
+                let (context, log) = server.request("/counter/cache-only-hit", .cacheOnly).perform(
+                    Counter.self, configuration)
                 let cached = try await log.success()
 
                 #expect(cached.value == 1)
@@ -112,11 +123,14 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
-                _ = try await server.request("/counter/server-only", .serverOnly).perform(Counter.self, configuration).log.success()
+                _ = try await server.request("/counter/server-only", .serverOnly).perform(Counter.self, configuration)
+                    .log.success()
 
                 let (_, log) = server.request("/counter/server-only", .serverOnly).perform(Counter.self, configuration)
                 let second = try await log.success()
-                let cached = try await server.request("/counter/server-only", .cacheOnly).perform(Counter.self, configuration).log.success()
+                let cached = try await server.request("/counter/server-only", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.success()
 
                 await drain(configuration.callbackQueue)
                 #expect(log.names == ["success", "completed"])
@@ -151,8 +165,10 @@ import Testing
                 _ = try await server.request("/cache/outage/fallback", .serverIfFailReadFromCache)
                     .perform(Counter.self, configuration).log.success()
 
-                let (context, log) = server.request("/cache/outage/fallback", .serverIfFailReadFromCache, headers: ["X-Outage": "1"])
-                    .perform(Counter.self, configuration)
+                let (context, log) = server.request(
+                    "/cache/outage/fallback", .serverIfFailReadFromCache, headers: ["X-Outage": "1"]
+                )
+                .perform(Counter.self, configuration)
                 let fallback = try await log.success()
 
                 #expect(fallback.value == 1)
@@ -204,8 +220,10 @@ import Testing
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
 
-                let (_, log) = server.request("/cache/outage/never-stored", .serverIfFailReadFromCache, headers: ["X-Outage": "1"])
-                    .perform(Counter.self, configuration)
+                let (_, log) = server.request(
+                    "/cache/outage/never-stored", .serverIfFailReadFromCache, headers: ["X-Outage": "1"]
+                )
+                .perform(Counter.self, configuration)
                 let error = try await log.failure()
 
                 #expect((error as? BaseServerError)?.statusCode == 503)
@@ -217,9 +235,11 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
-                _ = try await server.request("/counter/mapped", .serverOnly).perform(Counter.self, configuration).log.success()
+                _ = try await server.request("/counter/mapped", .serverOnly).perform(Counter.self, configuration).log
+                    .success()
 
-                let mapped = server.request("/counter/mapped", .cacheOnly).perform(Counter.self, configuration).context.map { $0.value * 10 }
+                let mapped = server.request("/counter/mapped", .cacheOnly).perform(Counter.self, configuration).context
+                    .map { $0.value * 10 }
                 let value = try await mapped.value
 
                 #expect(value == 10)

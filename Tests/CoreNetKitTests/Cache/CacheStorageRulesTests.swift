@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// What is stored and under which key: HTTP's rules on the real server.
 @Suite struct CacheStorageRulesTests {
@@ -27,7 +28,9 @@ import Testing
                 await drain(configuration.callbackQueue)
                 #expect(log.names == ["success", "completed"])
                 #expect(second.value == 2)
-                #expect(await adapter.load(CacheKey(method: .get, url: server.baseURL.appendingPathComponent("cache/no-store"))) == nil)
+                #expect(
+                    await adapter.load(
+                        CacheKey(method: .get, url: server.baseURL.appendingPathComponent("cache/no-store"))) == nil)
             }
         }
     }
@@ -36,10 +39,14 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
-                _ = try await server.request("/counter/request-no-store", .serverOnly, headers: ["Cache-Control": "no-store"])
-                    .perform(Counter.self, configuration).log.success()
+                _ = try await server.request(
+                    "/counter/request-no-store", .serverOnly, headers: ["Cache-Control": "no-store"]
+                )
+                .perform(Counter.self, configuration).log.success()
 
-                let error = try await server.request("/counter/request-no-store", .cacheOnly).perform(Counter.self, configuration).log.failure()
+                let error = try await server.request("/counter/request-no-store", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.failure()
 
                 #expect((error as? BaseServerError)?.code == .cacheMiss)
             }
@@ -55,7 +62,9 @@ import Testing
 
                 let (_, log) = post.perform(JSON.self, configuration)
                 _ = try await log.success()
-                let miss = try await server.request("/echo/post-cache", .cacheOnly, method: .post).perform(JSON.self, configuration).log.failure()
+                let miss = try await server.request("/echo/post-cache", .cacheOnly, method: .post).perform(
+                    JSON.self, configuration
+                ).log.failure()
 
                 await drain(configuration.callbackQueue)
                 #expect(log.names == ["success", "completed"])
@@ -72,7 +81,9 @@ import Testing
                 _ = try await server.request("/cache/outage/error", .serverOnly, headers: ["X-Outage": "1"])
                     .perform(Counter.self, configuration).log.failure()
 
-                let error = try await server.request("/cache/outage/error", .cacheOnly).perform(Counter.self, configuration).log.failure()
+                let error = try await server.request("/cache/outage/error", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.failure()
 
                 #expect((error as? BaseServerError)?.code == .cacheMiss)
             }
@@ -83,9 +94,12 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
-                let mappingError = try await server.request("/malformed", .serverOnly).perform(Counter.self, configuration).log.failure()
+                let mappingError = try await server.request("/malformed", .serverOnly).perform(
+                    Counter.self, configuration
+                ).log.failure()
 
-                let error = try await server.request("/malformed", .cacheOnly).perform(Counter.self, configuration).log.failure()
+                let error = try await server.request("/malformed", .cacheOnly).perform(Counter.self, configuration).log
+                    .failure()
 
                 #expect((mappingError as? BaseServerError)?.code == .cantMapping)
                 #expect((error as? BaseServerError)?.code == .cacheMiss)
@@ -98,10 +112,15 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(kind.make(directory))
-                _ = try await server.request("/counter/query?page=1", .serverOnly).perform(Counter.self, configuration).log.success()
+                _ = try await server.request("/counter/query?page=1", .serverOnly).perform(Counter.self, configuration)
+                    .log.success()
 
-                let other = try await server.request("/counter/query?page=2", .cacheOnly).perform(Counter.self, configuration).log.failure()
-                let same = try await server.request("/counter/query?page=1", .cacheOnly).perform(Counter.self, configuration).log.success()
+                let other = try await server.request("/counter/query?page=2", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.failure()
+                let same = try await server.request("/counter/query?page=1", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.success()
 
                 #expect((other as? BaseServerError)?.code == .cacheMiss)
                 #expect(same.value == 1)
@@ -114,10 +133,15 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let configuration = cacheConfiguration(kind.make(directory))
-                _ = try await server.request("/counter/head", .serverOnly, method: .head).perform(EmptyResponse.self, configuration).log.success()
+                _ = try await server.request("/counter/head", .serverOnly, method: .head).perform(
+                    EmptyResponse.self, configuration
+                ).log.success()
 
-                let get = try await server.request("/counter/head", .cacheOnly).perform(Counter.self, configuration).log.failure()
-                let head = try await server.request("/counter/head", .cacheOnly, method: .head).perform(EmptyResponse.self, configuration).log.success()
+                let get = try await server.request("/counter/head", .cacheOnly).perform(Counter.self, configuration).log
+                    .failure()
+                let head = try await server.request("/counter/head", .cacheOnly, method: .head).perform(
+                    EmptyResponse.self, configuration
+                ).log.success()
 
                 #expect((get as? BaseServerError)?.code == .cacheMiss)
                 #expect(head == EmptyResponse())
@@ -155,16 +179,19 @@ import Testing
                 let language = Locked("en")
                 let configuration = testConfiguration {
                     $0.cacheAdapter = DiskCacheAdapter(directory: directory)
-                    $0.preparators.append(ClosurePreparator { request in
-                        var request = request
-                        request.headers["Accept-Language"] = language.withLock { $0 }
-                        return request
-                    })
+                    $0.preparators.append(
+                        ClosurePreparator { request in
+                            var request = request
+                            request.headers["Accept-Language"] = language.withLock { $0 }
+                            return request
+                        })
                 }
-                _ = try await server.request("/cache/vary", .serverOnly).perform(Localized.self, configuration).log.success()
+                _ = try await server.request("/cache/vary", .serverOnly).perform(Localized.self, configuration).log
+                    .success()
 
                 language.withLock { $0 = "fr" }
-                let error = try await server.request("/cache/vary", .cacheOnly).perform(Localized.self, configuration).log.failure()
+                let error = try await server.request("/cache/vary", .cacheOnly).perform(Localized.self, configuration)
+                    .log.failure()
 
                 #expect((error as? BaseServerError)?.code == .cacheMiss)
             }

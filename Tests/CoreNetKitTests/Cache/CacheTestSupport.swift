@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// `/counter/:key` and `/cache/outage/:key`: a value that grows on every server hit.
 struct Counter: Decodable, Sendable, Equatable {
@@ -91,17 +92,21 @@ final class RecordingLogger: NetworkLogger {
 
 extension TestServer {
     /// A request for `path` on this server with the cache policy `policy`.
-    func request(_ path: String, _ policy: CachePolicy, method: HTTPMethod = .get, headers: [String: String] = [:],
-                 timeout: TimeInterval? = nil) -> ServerRequest {
-        ServerRequest(method: method, baseUrl: baseURL, relativeUrl: path, headers: headers, timeout: timeout,
-                      cachePolicy: policy)
+    func request(
+        _ path: String, _ policy: CachePolicy, method: HTTPMethod = .get, headers: [String: String] = [:],
+        timeout: TimeInterval? = nil
+    ) -> ServerRequest {
+        ServerRequest(
+            method: method, baseUrl: baseURL, relativeUrl: path, headers: headers, timeout: timeout,
+            cachePolicy: policy)
     }
 }
 
 extension ServerRequest {
     /// Performs this request as `Model` with `configuration` and records its events.
     func perform<Model: Decodable & Sendable>(_ type: Model.Type, _ configuration: NetworkConfiguration)
-        -> (context: ActiveRequestContext<Model>, log: EventLog<Model>) {
+        -> (context: ActiveRequestContext<Model>, log: EventLog<Model>)
+    {
         let description = self
         let context = TestRequest<Model>(configuration: configuration) { description }.perform()
         return (context, EventLog(context))

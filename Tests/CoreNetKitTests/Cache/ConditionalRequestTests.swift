@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// ETag / Last-Modified revalidation with `304 Not Modified`.
 @Suite struct ConditionalRequestTests {
@@ -62,7 +63,9 @@ import Testing
                 server.bumpVersion("changed")
 
                 let fresh = try await request.perform(Versioned.self, configuration).log.success()
-                let cached = try await server.request("/cache/etag/changed", .cacheOnly).perform(Versioned.self, configuration).log.success()
+                let cached = try await server.request("/cache/etag/changed", .cacheOnly).perform(
+                    Versioned.self, configuration
+                ).log.success()
 
                 #expect(logger.statuses == [200, 200])
                 #expect(fresh.version == 2)
@@ -88,9 +91,10 @@ import Testing
     }
 
     @Test func notModifiedHeadersReplaceTheStoredOnesButNotTheBodyOnes() {
-        let stored = CachedResponse(statusCode: 200,
-                                    headers: ["ETag": "\"a\"", "Cache-Control": "max-age=0", "Content-Length": "12", "X-Kept": "1"],
-                                    body: Data("{\"v\":1}".utf8), url: nil, storedAt: Date(timeIntervalSince1970: 0))
+        let stored = CachedResponse(
+            statusCode: 200,
+            headers: ["ETag": "\"a\"", "Cache-Control": "max-age=0", "Content-Length": "12", "X-Kept": "1"],
+            body: Data("{\"v\":1}".utf8), url: nil, storedAt: Date(timeIntervalSince1970: 0))
         let later = Date(timeIntervalSince1970: 100)
 
         let refreshed = stored.revalidated(by: ["Cache-Control": "max-age=60", "Content-Length": "0"], at: later)

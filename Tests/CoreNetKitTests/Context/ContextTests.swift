@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import Dispatch
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// Pure context logic: no I/O.
 @Suite struct ContextTests {
@@ -52,7 +53,10 @@ import Testing
         context.emit(error: BaseServerError.cancelled)
         context.cancel()
 
-        guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+        guard case .cancel = try await log.waitForTerminal() else {
+            Issue.record("expected cancel")
+            return
+        }
         await drain(queue)
         #expect(log.names == ["cancel"])
         #expect(stopped.withLock { $0 } == 1)
@@ -71,7 +75,10 @@ import Testing
         #expect(try await log.success() == 3)
         await drain(context.queue)
         #expect(log.names == ["cache", "success", "completed"])
-        guard case .cache(let cached) = log.all.first else { Issue.record("expected cache first"); return }
+        guard case .cache(let cached) = log.all.first else {
+            Issue.record("expected cache first")
+            return
+        }
         #expect(cached == 1)
     }
 
@@ -91,7 +98,10 @@ import Testing
         task.cancel()
         let result = await task.result
 
-        guard case .failure(let error) = result else { Issue.record("expected failure"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("expected failure")
+            return
+        }
         #expect((error as? BaseServerError)?.code == .cancelled)
         #expect(context.isCancelled)
     }
@@ -127,7 +137,10 @@ import Testing
         try await withTimeout { await waitUntil { profile.state.withLock { !$0.observers.isEmpty } } }
         chained.cancel()
 
-        guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+        guard case .cancel = try await log.waitForTerminal() else {
+            Issue.record("expected cancel")
+            return
+        }
         #expect(profile.isCancelled)
     }
 

@@ -6,11 +6,12 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// A point in manual time, for the throttle.
 struct ManualInstant: InstantProtocol {
@@ -89,7 +90,9 @@ struct ManualInstant: InstantProtocol {
             let context = HandleRequestContext<Int>(queue: queue)
             let log = TransferLog(context)
             let producing = Task.detached {
-                for step in 1...2000 { context.emitProgress(TransferProgress(completedBytes: Int64(step), totalBytes: 2000), for: .upload) }
+                for step in 1...2000 {
+                    context.emitProgress(TransferProgress(completedBytes: Int64(step), totalBytes: 2000), for: .upload)
+                }
             }
 
             context.emit(data: round)
@@ -112,7 +115,10 @@ struct ManualInstant: InstantProtocol {
         await drain(queue)
 
         #expect(log.downloads == [TransferProgress(completedBytes: 1, totalBytes: 10)])
-        guard case .terminal("cancel")? = log.all.last else { Issue.record("expected cancel last"); return }
+        guard case .terminal("cancel")? = log.all.last else {
+            Issue.record("expected cancel last")
+            return
+        }
     }
 
     @Test func lateHandlerGetsTheLatestValueAtOnceOnTheCallbackQueue() async throws {
@@ -147,7 +153,10 @@ struct ManualInstant: InstantProtocol {
             #expect(log.downloads.last?.fraction == 1.0)
             #expect(log.handlersOffQueue == 0)
             #expect(log.afterTerminal.isEmpty)
-            guard case .terminal("success")? = log.all.last else { Issue.record("expected success last"); return }
+            guard case .terminal("success")? = log.all.last else {
+                Issue.record("expected success last")
+                return
+            }
         }
     }
 }

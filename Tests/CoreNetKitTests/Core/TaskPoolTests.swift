@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct TaskPoolTests {
     @Test func cancelMidFlightDeliversNeitherSuccessNorErrorAndEmptiesThePool() async throws {
@@ -23,9 +24,13 @@ import Testing
             context.cancel()
 
             #expect(configuration.taskPool.isEmpty)
-            guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+            guard case .cancel = try await log.waitForTerminal() else {
+                Issue.record("expected cancel")
+                return
+            }
             server.release("cancel-mid")
-            _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/cancel-mid") }.performAsync()
+            _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/cancel-mid") }
+                .performAsync()
             await drain(context.queue)
             #expect(log.names == ["cancel"])
         }
@@ -34,8 +39,10 @@ import Testing
     @Test func poolListsFindsAndCancelsRequestsById() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
-            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "first") }.perform()
-            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "second") }.perform()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "first") }
+                .perform()
+            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool", id: "second") }
+                .perform()
             let firstLog = EventLog(first)
             let secondLog = EventLog(second)
             try await server.waitForArrivals(at: "pool", count: 2)
@@ -44,10 +51,16 @@ import Testing
             #expect(configuration.taskPool.find(id: "second")?.method == .get)
             configuration.taskPool.cancel(id: "first")
 
-            guard case .cancel = try await firstLog.waitForTerminal() else { Issue.record("expected cancel"); return }
+            guard case .cancel = try await firstLog.waitForTerminal() else {
+                Issue.record("expected cancel")
+                return
+            }
             #expect(configuration.taskPool.ids == ["second"])
             configuration.taskPool.cancelAll()
-            guard case .cancel = try await secondLog.waitForTerminal() else { Issue.record("expected cancel"); return }
+            guard case .cancel = try await secondLog.waitForTerminal() else {
+                Issue.record("expected cancel")
+                return
+            }
             #expect(configuration.taskPool.isEmpty)
             server.release("pool")
         }
@@ -56,9 +69,11 @@ import Testing
     @Test func secondRequestWithTheIdOfOneInFlightJoinsIt() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
-            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }.perform()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }
+                .perform()
             try await server.waitForArrivals(at: "join", count: 1)
-            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }.perform()
+            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join", id: "profile") }
+                .perform()
             let firstLog = EventLog(first)
             let secondLog = EventLog(second)
 
@@ -74,8 +89,12 @@ import Testing
     @Test func cancellingOneJoinedContextLeavesTheOtherRunning() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
-            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join-cancel", id: "shared") }.perform()
-            let second = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join-cancel", id: "shared") }.perform()
+            let first = TestRequest<JSON>(configuration: configuration) {
+                server.get("/hold/join-cancel", id: "shared")
+            }.perform()
+            let second = TestRequest<JSON>(configuration: configuration) {
+                server.get("/hold/join-cancel", id: "shared")
+            }.perform()
             let secondLog = EventLog(second)
             try await server.waitForArrivals(at: "join-cancel", count: 1)
 
@@ -109,9 +128,11 @@ import Testing
     @Test func handlersRunOnTheConfiguredQueueByDefaultMain() async throws {
         try await withTestServer { server in
             let queue = DispatchQueue(label: "tests.custom")
-            let custom = TestRequest<User>(configuration: testConfiguration(queue: queue)) { server.get("/users/1") }.perform()
+            let custom = TestRequest<User>(configuration: testConfiguration(queue: queue)) { server.get("/users/1") }
+                .perform()
             let customLog = EventLog(custom, expectQueue: queue)
-            let onMain = TestRequest<User>(configuration: testConfiguration(queue: .main)) { server.get("/users/2") }.perform()
+            let onMain = TestRequest<User>(configuration: testConfiguration(queue: .main)) { server.get("/users/2") }
+                .perform()
             let mainLog = EventLog(onMain, expectQueue: .main)
 
             _ = try await customLog.success()

@@ -6,24 +6,29 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
+import Testing
+
+@testable import CoreNetKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 @Suite struct NetworkLoggerTests {
     @Test func loggerWritesOneLinePerRequestAndResponseAndNeverAToken() async throws {
         try await withTestServer { server in
             let lines = Locked<[String]>([])
-            let logger = PrintNetworkLogger(includesBodies: true, includesCURL: true) { line in lines.withLock { $0.append(line) } }
+            let logger = PrintNetworkLogger(includesBodies: true, includesCURL: true) { line in
+                lines.withLock { $0.append(line) }
+            }
             let configuration = testConfiguration { $0.logger = logger }
             let request = TestRequest<JSON>(configuration: configuration) {
-                ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/users",
-                              headers: ["Authorization": "Bearer sEcReT-1", "Cookie": "session=sEcReT-2"],
-                              parameters: .jsonObject(["refreshToken": "sEcReT-3", "name": "Ada"]))
+                ServerRequest(
+                    method: .post, baseUrl: server.baseURL, relativeUrl: "/users",
+                    headers: ["Authorization": "Bearer sEcReT-1", "Cookie": "session=sEcReT-2"],
+                    parameters: .jsonObject(["refreshToken": "sEcReT-3", "name": "Ada"]))
             }
 
             _ = try await request.performAsync()
@@ -43,7 +48,9 @@ import Testing
 
         let redacted = LogRedactor.redact(url: url)
 
-        #expect(redacted == "http://h/p?access_token=<redacted>&api_key=<redacted>&page=2&token=<redacted>&userToken=<redacted>")
+        #expect(
+            redacted
+                == "http://h/p?access_token=<redacted>&api_key=<redacted>&page=2&token=<redacted>&userToken=<redacted>")
         #expect(!redacted.contains("abc") && !redacted.contains("k1"))
     }
 

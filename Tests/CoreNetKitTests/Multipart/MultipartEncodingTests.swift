@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct MultipartEncodingTests {
     @Test func boundaryThatOccursInAPartIsReplacedByAnotherOne() throws {
@@ -17,7 +18,8 @@ import Testing
         var form = MultipartData()
         form.append(Data("payload --CoreNetKit-taken-- payload".utf8), name: "data")
 
-        let encoded = try MultipartEncoder(form) { boundaries.withLock { $0.removeFirst() } }.encode(temporaryFiles: nil)
+        let encoded = try MultipartEncoder(form) { boundaries.withLock { $0.removeFirst() } }.encode(
+            temporaryFiles: nil)
 
         #expect(encoded.boundary == "CoreNetKit-free")
         #expect(encoded.contentType == "multipart/form-data; boundary=CoreNetKit-free")
@@ -34,10 +36,14 @@ import Testing
             form.append(fileAt: file, name: "file")
             let files = TemporaryFiles()
 
-            let encoded = try MultipartEncoder(form) { boundaries.withLock { $0.removeFirst() } }.encode(temporaryFiles: files)
+            let encoded = try MultipartEncoder(form) { boundaries.withLock { $0.removeFirst() } }.encode(
+                temporaryFiles: files)
 
             #expect(encoded.boundary == "CoreNetKit-free")
-            guard case .file(let url) = encoded.body else { Issue.record("expected a file body"); return }
+            guard case .file(let url) = encoded.body else {
+                Issue.record("expected a file body")
+                return
+            }
             #expect(try Data(contentsOf: url).count == Int(encoded.length))
             #expect(contents(of: directory).count == 2)
             files.close()
@@ -59,8 +65,12 @@ import Testing
 
         #expect(MultipartData.Part.file(url, name: "video").resolvedMimeType == "video/quicktime")
         #expect(MultipartData.Part.data(Data(), name: "a", filename: "scan.png").resolvedMimeType == "image/png")
-        #expect(MultipartData.Part.data(Data(), name: "a", filename: "x.png", mimeType: "image/apng").resolvedMimeType == "image/apng")
-        #expect(MultipartData.Part.data(Data(), name: "a", filename: "notes.unknown").resolvedMimeType == "application/octet-stream")
+        #expect(
+            MultipartData.Part.data(Data(), name: "a", filename: "x.png", mimeType: "image/apng").resolvedMimeType
+                == "image/apng")
+        #expect(
+            MultipartData.Part.data(Data(), name: "a", filename: "notes.unknown").resolvedMimeType
+                == "application/octet-stream")
         #expect(MultipartData.Part.data(Data(), name: "a").resolvedMimeType == "application/octet-stream")
         #expect(MultipartData.Part.text("v", name: "a").resolvedMimeType == nil)
     }
@@ -71,10 +81,11 @@ import Testing
         let header = String(decoding: try MultipartHeaders.block(for: part), as: UTF8.self)
 
         let lines = header.components(separatedBy: "\r\n")
-        #expect(lines == [
-            #"Content-Disposition: form-data; name="n%22%0D%0AX: 1"; filename="f%22%0D%0A\\😀.txt"; filename*=UTF-8''f%22%0D%0A%5C%F0%9F%98%80.txt"#,
-            "Content-Type: text/plain", "", "",
-        ])
+        #expect(
+            lines == [
+                #"Content-Disposition: form-data; name="n%22%0D%0AX: 1"; filename="f%22%0D%0A\\😀.txt"; filename*=UTF-8''f%22%0D%0A%5C%F0%9F%98%80.txt"#,
+                "Content-Type: text/plain", "", "",
+            ])
     }
 
     @Test func plainUnicodeFilenameIsSentAsUTF8WithoutAnExtendedValue() throws {
@@ -95,13 +106,17 @@ import Testing
         ]
 
         for part in forms {
-            let error = #expect(throws: BaseServerError.self) { try MultipartEncoder(MultipartData([part])).encode(temporaryFiles: nil) }
+            let error = #expect(throws: BaseServerError.self) {
+                try MultipartEncoder(MultipartData([part])).encode(temporaryFiles: nil)
+            }
             #expect(error?.code == .invalidRequest)
         }
     }
 
     @Test func formWithoutPartsEndsInInvalidRequest() {
-        let error = #expect(throws: BaseServerError.self) { try MultipartEncoder(MultipartData()).encode(temporaryFiles: nil) }
+        let error = #expect(throws: BaseServerError.self) {
+            try MultipartEncoder(MultipartData()).encode(temporaryFiles: nil)
+        }
 
         #expect(error?.code == .invalidRequest)
     }
@@ -110,7 +125,8 @@ import Testing
         try await withTestServer { server in
             var form = MultipartData()
             form.append(fileAt: URL(fileURLWithPath: "/nonexistent/corenetkit/photo.jpg"), name: "photo")
-            let request = TestRequest<JSON>(configuration: testConfiguration()) { [form] in server.post("/upload", form) }
+            let request = TestRequest<JSON>(configuration: testConfiguration()) { [form] in server.post("/upload", form)
+            }
 
             let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -135,7 +151,9 @@ import Testing
     @Test func loggedMultipartRequestShowsTheSizeButNoFieldValues() async throws {
         try await withTestServer { server in
             let lines = Locked<[String]>([])
-            let logger = PrintNetworkLogger(includesBodies: true, includesCURL: true) { line in lines.withLock { $0.append(line) } }
+            let logger = PrintNetworkLogger(includesBodies: true, includesCURL: true) { line in
+                lines.withLock { $0.append(line) }
+            }
             var form = MultipartData()
             form.append("hunter2", name: "password")
             let request = TestRequest<UploadReport>(configuration: testConfiguration { $0.logger = logger }) { [form] in

@@ -6,11 +6,12 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct MultipartUploadTests {
     @Test func fieldsAndThreeFilesRoundTripByteExact() async throws {
@@ -27,19 +28,25 @@ import Testing
                 form.append(fileAt: report.url, name: "report", filename: "Report 2025.pdf")
                 form.append(fileAt: empty.url, name: "empty", mimeType: "application/x-empty")
                 form.append(bytes, name: "raw", filename: "raw.dat", headers: ["X-Checksum-Kind": "none"])
-                let request = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in server.post("/upload", form) }
+                let request = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in
+                    server.post("/upload", form)
+                }
 
                 let result = try await request.performAsync()
 
                 let parts = result.parts
                 #expect(parts.map(\.name) == ["author", "note", "photo", "report", "empty", "raw"])
-                #expect(parts[0].filename == nil && parts[0].contentType == nil && parts[0].sha256 == SHA256.hex(Data("Ada Lovelace".utf8)))
+                #expect(
+                    parts[0].filename == nil && parts[0].contentType == nil
+                        && parts[0].sha256 == SHA256.hex(Data("Ada Lovelace".utf8)))
                 #expect(parts[1].sha256 == SHA256.hex(Data("Grüße 👋\r\nzweite Zeile".utf8)))
                 #expect(parts[2].filename == "photo.jpg" && parts[2].contentType == "image/jpeg")
                 #expect(parts[2].size == photo.size && parts[2].sha256 == photo.sha256)
                 #expect(parts[3].filename == "Report 2025.pdf" && parts[3].contentType == "application/pdf")
                 #expect(parts[3].size == report.size && parts[3].sha256 == report.sha256)
-                #expect(parts[4].size == 0 && parts[4].sha256 == empty.sha256 && parts[4].contentType == "application/x-empty")
+                #expect(
+                    parts[4].size == 0 && parts[4].sha256 == empty.sha256
+                        && parts[4].contentType == "application/x-empty")
                 #expect(parts[5].filename == "raw.dat" && parts[5].contentType == "application/octet-stream")
                 #expect(parts[5].sha256 == SHA256.hex(bytes) && parts[5].headers["x-checksum-kind"] == "none")
             }
@@ -55,7 +62,9 @@ import Testing
                 var form = MultipartData(temporaryDirectory: spool)
                 form.append("big", name: "title")
                 form.append(fileAt: big.url, name: "file")
-                let context = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in server.post("/upload", form) }.perform()
+                let context = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in
+                    server.post("/upload", form)
+                }.perform()
                 let log = TransferLog(context)
                 let started = ContinuousClock.now
 
@@ -84,7 +93,9 @@ import Testing
                 var form = MultipartData(memoryThreshold: 1024, temporaryDirectory: directory)
                 form.append(fileAt: file.url, name: "file")
                 let expectedLength = try MultipartEncoder(form).encode(temporaryFiles: nil).length
-                let request = TestRequest<Echo>(configuration: testConfiguration()) { [form] in server.post("/echo", form) }
+                let request = TestRequest<Echo>(configuration: testConfiguration()) { [form] in
+                    server.post("/echo", form)
+                }
 
                 let echo = try await request.performAsync()
 
@@ -103,7 +114,9 @@ import Testing
             let name = "field\"\r\nX-Injected: yes"
             var form = MultipartData()
             form.append(Data("payload".utf8), name: name, filename: filename, mimeType: "text/plain")
-            let request = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in server.post("/upload", form) }
+            let request = TestRequest<UploadReport>(configuration: testConfiguration()) { [form] in
+                server.post("/upload", form)
+            }
 
             let result = try await request.performAsync()
 
@@ -126,7 +139,9 @@ import Testing
                 var form = MultipartData(temporaryDirectory: spool)
                 form.append(fileAt: big.url, name: "file")
                 let configuration = testConfiguration()
-                let context = TestRequest<JSON>(configuration: configuration) { [form] in server.post("/hold/upload-cancel", form) }.perform()
+                let context = TestRequest<JSON>(configuration: configuration) { [form] in
+                    server.post("/hold/upload-cancel", form)
+                }.perform()
                 let log = TransferLog(context)
                 let events = EventLog(context)
                 try await server.waitForArrivals(at: "upload-cancel", count: 1)
@@ -134,7 +149,10 @@ import Testing
                 let spooled = contents(of: spool)
 
                 context.cancel()
-                guard case .cancel = try await events.waitForTerminal() else { Issue.record("expected cancel"); return }
+                guard case .cancel = try await events.waitForTerminal() else {
+                    Issue.record("expected cancel")
+                    return
+                }
 
                 #expect(first.fraction < 1)
                 #expect(spooled.count == 1)

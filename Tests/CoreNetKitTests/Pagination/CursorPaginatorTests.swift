@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// `CursorPaginator` against the loopback server's `/feed` (posts 50...1, newest first).
 @Suite struct CursorPaginatorTests {

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// `OffsetPaginator` against the loopback server's `/paged-items`.
 @Suite struct OffsetPaginatorTests {
@@ -18,7 +19,8 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let loads = LoadRecorder<Int, ItemPage>()
-            let paginator = server.itemsPaginator(configuration, query: ["count": 95, "total": .bool(serverSendsTotal)], loads: loads)
+            let paginator = server.itemsPaginator(
+                configuration, query: ["count": 95, "total": .bool(serverSendsTotal)], loads: loads)
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
             var canMoveNextAfterEachPage: [Bool] = []
 
@@ -46,7 +48,8 @@ import Testing
     func aListThatFillsItsLastPageEndsByTheTotalOrByAnEmptyPage(serverSendsTotal: Bool, requests: Int) async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
-            let paginator = server.itemsPaginator(configuration, query: ["count": 100, "total": .bool(serverSendsTotal)])
+            let paginator = server.itemsPaginator(
+                configuration, query: ["count": 100, "total": .bool(serverSendsTotal)])
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
 
             try await pageToTheEnd(paginator, log)
@@ -63,7 +66,8 @@ import Testing
             let configuration = testConfiguration()
             let paginator = OffsetPaginator(pageSize: 20, queue: configuration.callbackQueue) { offset, limit in
                 TestRequest<[Item]>(configuration: configuration, keyPath: "items") {
-                    server.get("/items", parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 45]))
+                    server.get(
+                        "/items", parameters: .query(["offset": .int(offset), "limit": .int(limit), "count": 45]))
                 }.perform()
             }
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
@@ -81,7 +85,8 @@ import Testing
             let configuration = testConfiguration()
             let paginator = BaseIteratableContext<Int, [Item]>(start: 1, queue: configuration.callbackQueue) { page in
                 TestRequest<[Item]>(configuration: configuration, keyPath: "items") {
-                    server.get("/items", parameters: .query(["offset": .int((page - 1) * 20), "limit": 20, "count": 40]))
+                    server.get(
+                        "/items", parameters: .query(["offset": .int((page - 1) * 20), "limit": 20, "count": 40]))
                 }.perform().map { items in LoadedPage(items, next: page + 1, hasMore: !items.isEmpty) }
             }
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
@@ -97,7 +102,8 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let loads = LoadRecorder<Int, ItemPage>()
-            let paginator = server.itemsPaginator(configuration, query: ["gate": "first-page", "holdAt": 0], loads: loads)
+            let paginator = server.itemsPaginator(
+                configuration, query: ["gate": "first-page", "holdAt": 0], loads: loads)
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
 
             let started = (1...10).map { _ in paginator.moveNext() }
@@ -123,21 +129,27 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let loads = LoadRecorder<Int, ItemPage>()
-            let paginator = server.itemsPaginator(configuration, query: ["count": 95, "failAt": 20, "failKey": "retry"], loads: loads)
+            let paginator = server.itemsPaginator(
+                configuration, query: ["count": 95, "failAt": 20, "failKey": "retry"], loads: loads)
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
 
             paginator.moveNext()
             try await log.waitForEvents(1)
             paginator.moveNext()
             try await log.waitForEvents(2)
-            let afterFailure = (next: paginator.snapshot.next, canMoveNext: paginator.canMoveNext, loading: paginator.isLoading)
+            let afterFailure = (
+                next: paginator.snapshot.next, canMoveNext: paginator.canMoveNext, loading: paginator.isLoading
+            )
             try await pageToTheEnd(paginator, log)
 
             let error = try #require(log.errors.first as? BaseServerError)
             #expect(error.statusCode == 503)
             #expect(error.serverCode == "UNAVAILABLE")
             #expect(log.errors.count == 1)
-            guard case .failure = log.all[1] else { Issue.record("the second event must be the failure"); return }
+            guard case .failure = log.all[1] else {
+                Issue.record("the second event must be the failure")
+                return
+            }
             #expect(afterFailure.next == 20 && afterFailure.canMoveNext && !afterFailure.loading)
             #expect(loads.positions == [0, 20, 20, 40, 60, 80])
             #expect(log.pages.flatMap(\.items).map(\.id) == Array(1...95))
@@ -149,7 +161,8 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let loads = LoadRecorder<Int, ItemPage>()
-            let paginator = server.itemsPaginator(configuration, query: ["gate": "second-page", "holdAt": 20], loads: loads)
+            let paginator = server.itemsPaginator(
+                configuration, query: ["gate": "second-page", "holdAt": 20], loads: loads)
             let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
             paginator.moveNext()
             try await log.waitForEvents(1)

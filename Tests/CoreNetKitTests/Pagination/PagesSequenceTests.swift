@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// The `pages` async sequence of paginators, against the loopback server.
 @Suite struct PagesSequenceTests {
@@ -35,7 +36,8 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let loads = LoadRecorder<Int, ItemPage>()
-            let paginator = server.itemsPaginator(configuration, query: ["gate": "third-page", "holdAt": 40], loads: loads)
+            let paginator = server.itemsPaginator(
+                configuration, query: ["gate": "third-page", "holdAt": 40], loads: loads)
             let received = Locked<[Int]>([])
             let consumer = Task {
                 for try await page in paginator.pages { received.withLock { $0.append(page.offset) } }
@@ -93,9 +95,13 @@ import Testing
             let offsets = Locked<[Int]>([])
 
             let firstLoop = await Result {
-                try await withTimeout { for try await page in paginator.pages { offsets.withLock { $0.append(page.offset) } } }
+                try await withTimeout {
+                    for try await page in paginator.pages { offsets.withLock { $0.append(page.offset) } }
+                }
             }
-            try await withTimeout { for try await page in paginator.pages { offsets.withLock { $0.append(page.offset) } } }
+            try await withTimeout {
+                for try await page in paginator.pages { offsets.withLock { $0.append(page.offset) } }
+            }
 
             #expect((firstLoop.error as? BaseServerError)?.statusCode == 503)
             #expect(offsets.withLock { $0 } == [0, 20, 40, 60, 80])

@@ -6,17 +6,20 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import Dispatch
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// Pure paginator logic: page contexts fed by the test, no I/O.
 @Suite struct PaginatorLogicTests {
     let queue = DispatchQueue(label: "tests.paging")
 
     /// An offset paginator over integers whose page contexts the test feeds by hand.
-    func manualPaginator(pageSize: Int = 2) -> (OffsetPaginator<Int>, Locked<[(offset: Int, context: HandleRequestContext<[Int]>)]>) {
+    func manualPaginator(pageSize: Int = 2) -> (
+        OffsetPaginator<Int>, Locked<[(offset: Int, context: HandleRequestContext<[Int]>)]>
+    ) {
         let loads = Locked<[(offset: Int, context: HandleRequestContext<[Int]>)]>([])
         let paginator = OffsetPaginator<Int>(pageSize: pageSize, queue: queue) { [queue] offset, _ in
             let context = HandleRequestContext<[Int]>(queue: queue)
@@ -117,14 +120,16 @@ import Testing
     @Test(arguments: [
         (items: 20, total: 95 as Int?, offset: 60, hasMore: true),
         (items: 15, total: 95 as Int?, offset: 80, hasMore: false),
-        (items: 10, total: 95 as Int?, offset: 0, hasMore: true),     // the server capped the page
+        (items: 10, total: 95 as Int?, offset: 0, hasMore: true),  // the server capped the page
         (items: 20, total: 100 as Int?, offset: 80, hasMore: false),
-        (items: 0, total: 95 as Int?, offset: 20, hasMore: false),    // empty ends, whatever the total
+        (items: 0, total: 95 as Int?, offset: 20, hasMore: false),  // empty ends, whatever the total
         (items: 20, total: nil, offset: 80, hasMore: true),
         (items: 19, total: nil, offset: 80, hasMore: false),
         (items: 0, total: nil, offset: 100, hasMore: false),
     ])
-    func offsetEndComesFromTheTotalWhenGivenElseFromAShortOrEmptyPage(items: Int, total: Int?, offset: Int, hasMore: Bool) {
+    func offsetEndComesFromTheTotalWhenGivenElseFromAShortOrEmptyPage(
+        items: Int, total: Int?, offset: Int, hasMore: Bool
+    ) {
         let response = TotalPage(items: Array(repeating: 1, count: items), total: total)
 
         let loaded = OffsetPaginator<Int>.loaded(response, offset: offset, limit: 20)

@@ -6,11 +6,12 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 /// One item of `/items`, `/paged-items` and `/feed`.
 struct Item: Decodable, Sendable, Equatable {
@@ -111,7 +112,9 @@ extension TestServer {
     ) -> OffsetPaginator<Item> {
         OffsetPaginator(pageSize: pageSize, restoring: snapshot, queue: configuration.callbackQueue) { offset, limit in
             let request = TestRequest<ItemPage>(configuration: configuration) {
-                self.get("/paged-items", parameters: .query(query.merging(["offset": .int(offset), "limit": .int(limit)]) { $1 }))
+                self.get(
+                    "/paged-items",
+                    parameters: .query(query.merging(["offset": .int(offset), "limit": .int(limit)]) { $1 }))
             }
             return loads.record(offset, request.perform())
         }
@@ -134,7 +137,8 @@ extension TestServer {
 }
 
 /// Calls `moveNext()` and awaits each event until the paginator reaches its end (at most 100 pages).
-func pageToTheEnd<Position, Page>(_ paginator: BaseIteratableContext<Position, Page>, _ log: PageLog<Page>) async throws {
+func pageToTheEnd<Position, Page>(_ paginator: BaseIteratableContext<Position, Page>, _ log: PageLog<Page>) async throws
+{
     var steps = 0
     while paginator.canMoveNext {
         steps += 1

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct RequestEncodingTests {
     @Test func reservedCharactersSpacesAndEmojiInQueryValuesRoundTripThroughTheServer() async throws {
@@ -26,11 +27,15 @@ import Testing
     }
 
     @Test func postSendsJSONBodyWithContentType() async throws {
-        struct NewUser: Codable, Sendable { let name: String; let email: String }
+        struct NewUser: Codable, Sendable {
+            let name: String
+            let email: String
+        }
         try await withTestServer { server in
             let request = TestRequest<Echo>(configuration: testConfiguration()) {
-                ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/echo",
-                              parameters: .json(NewUser(name: "Ada", email: "ada@example.com")))
+                ServerRequest(
+                    method: .post, baseUrl: server.baseURL, relativeUrl: "/echo",
+                    parameters: .json(NewUser(name: "Ada", email: "ada@example.com")))
             }
 
             let echo = try await request.performAsync()
@@ -58,8 +63,9 @@ import Testing
     @Test func formParametersAreSentURLEncodedInThePostBody() async throws {
         try await withTestServer { server in
             let request = TestRequest<Echo>(configuration: testConfiguration()) {
-                ServerRequest(method: .put, baseUrl: server.baseURL, relativeUrl: "/echo/form",
-                              parameters: .formURLEncoded(["name": "Ada L", "tag": ["x&y", "z"]]))
+                ServerRequest(
+                    method: .put, baseUrl: server.baseURL, relativeUrl: "/echo/form",
+                    parameters: .formURLEncoded(["name": "Ada L", "tag": ["x&y", "z"]]))
             }
 
             let echo = try await request.performAsync()
@@ -88,12 +94,22 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration { configuration in
                 configuration.preparators = [
-                    ClosurePreparator { request in var r = request; r.headers["X-Order"] = "first"; return r },
-                    ClosurePreparator { request in var r = request; r.headers["X-Order", default: ""] += ",second"; return r },
+                    ClosurePreparator { request in
+                        var r = request
+                        r.headers["X-Order"] = "first"
+                        return r
+                    },
+                    ClosurePreparator { request in
+                        var r = request
+                        r.headers["X-Order", default: ""] += ",second"
+                        return r
+                    },
                     CommonQueryPreparator(["api_version": "2"]),
                 ]
             }
-            let request = TestRequest<Echo>(configuration: configuration) { server.get("/echo", parameters: .query(["q": "1"])) }
+            let request = TestRequest<Echo>(configuration: configuration) {
+                server.get("/echo", parameters: .query(["q": "1"]))
+            }
 
             let echo = try await request.performAsync()
 

@@ -6,9 +6,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct URLBuilderTests {
     let base = URL(string: "http://api.example.com/v1")!
@@ -28,7 +29,9 @@ import Testing
         #expect(url.absoluteString == expected)
     }
 
-    @Test(arguments: ["http://evil.example.com/steal", "//evil.example.com/steal", "javascript:alert(1)", "file:///etc/passwd"])
+    @Test(arguments: [
+        "http://evil.example.com/steal", "//evil.example.com/steal", "javascript:alert(1)", "file:///etc/passwd",
+    ])
     func relativeURLThatChangesSchemeOrHostIsInvalidRequest(relative: String) {
         #expect {
             _ = try URLBuilder.url(base: base, relative: relative, query: [])

@@ -6,19 +6,23 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
+import Testing
+
+@testable import CoreNetKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 @Suite struct ResponseMappingTests {
     @Test func getMapsTheBodyToModelsUnderAKeyPath() async throws {
         try await withTestServer { server in
-            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "items") { server.get("/users") }
+            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "items") {
+                server.get("/users")
+            }
 
             let users = try await request.performAsync()
 
@@ -31,11 +35,21 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
 
-            let count = try await TestRequest<Int>(configuration: configuration, keyPath: "response.count") { server.get("/count") }.performAsync()
-            let name = try await TestRequest<String>(configuration: configuration, keyPath: "response.name") { server.get("/count") }.performAsync()
-            let ratio = try await TestRequest<Double>(configuration: configuration, keyPath: "response.ratio") { server.get("/count") }.performAsync()
-            let ok = try await TestRequest<Bool>(configuration: configuration, keyPath: "response.ok") { server.get("/count") }.performAsync()
-            let items = try await TestRequest<[User]>(configuration: configuration, keyPath: "response.items") { server.get("/count") }.performAsync()
+            let count = try await TestRequest<Int>(configuration: configuration, keyPath: "response.count") {
+                server.get("/count")
+            }.performAsync()
+            let name = try await TestRequest<String>(configuration: configuration, keyPath: "response.name") {
+                server.get("/count")
+            }.performAsync()
+            let ratio = try await TestRequest<Double>(configuration: configuration, keyPath: "response.ratio") {
+                server.get("/count")
+            }.performAsync()
+            let ok = try await TestRequest<Bool>(configuration: configuration, keyPath: "response.ok") {
+                server.get("/count")
+            }.performAsync()
+            let items = try await TestRequest<[User]>(configuration: configuration, keyPath: "response.items") {
+                server.get("/count")
+            }.performAsync()
 
             #expect(count == 42)
             #expect(name == "answers")
@@ -47,7 +61,9 @@ import Testing
 
     @Test func missingKeyEndsInCantMappingNamingThePath() async throws {
         try await withTestServer { server in
-            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "response.missing") { server.get("/count") }
+            let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "response.missing") {
+                server.get("/count")
+            }
 
             let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -59,7 +75,9 @@ import Testing
 
     @Test func malformedJSONEndsInCantMappingNamingThePath() async throws {
         try await withTestServer { server in
-            let request = TestRequest<[Int]>(configuration: testConfiguration(), keyPath: "items") { server.get("/malformed") }
+            let request = TestRequest<[Int]>(configuration: testConfiguration(), keyPath: "items") {
+                server.get("/malformed")
+            }
 
             let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -70,9 +88,14 @@ import Testing
     }
 
     @Test func wrongTypeNamesTheFullPathOfTheBadValue() async throws {
-        struct Strict: Decodable, Sendable { let id: Int; let name: Int }
+        struct Strict: Decodable, Sendable {
+            let id: Int
+            let name: Int
+        }
         try await withTestServer { server in
-            let request = TestRequest<[Strict]>(configuration: testConfiguration(), keyPath: "items") { server.get("/users") }
+            let request = TestRequest<[Strict]>(configuration: testConfiguration(), keyPath: "items") {
+                server.get("/users")
+            }
 
             let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -142,15 +165,22 @@ import Testing
     }
 
     @Test func firstErrorMapperThatRecognisesTheBodyWins() async throws {
-        struct AppError: Error, Decodable, Sendable, Equatable { let code: String; let message: String }
+        struct AppError: Error, Decodable, Sendable, Equatable {
+            let code: String
+            let message: String
+        }
         struct OtherError: Error, Decodable, Sendable { let reason: String }
         try await withTestServer { server in
             let configuration = testConfiguration {
-                $0.errorMappers = [DecodableErrorMapper(OtherError.self), DecodableErrorMapper(AppError.self),
-                                   ClosureErrorMapper { _, _ in BaseServerError.invalidRequest("never reached") }]
+                $0.errorMappers = [
+                    DecodableErrorMapper(OtherError.self), DecodableErrorMapper(AppError.self),
+                    ClosureErrorMapper { _, _ in BaseServerError.invalidRequest("never reached") },
+                ]
             }
             let request = TestRequest<EmptyResponse>(configuration: configuration) {
-                ServerRequest(method: .post, baseUrl: server.baseURL, relativeUrl: "/orders", parameters: .jsonObject(["item": 1]))
+                ServerRequest(
+                    method: .post, baseUrl: server.baseURL, relativeUrl: "/orders", parameters: .jsonObject(["item": 1])
+                )
             }
 
             let error = try await #require(throws: AppError.self) { try await request.performAsync() }
@@ -162,9 +192,16 @@ import Testing
     @Test func customHandleOverrideMapsTheResponse() async throws {
         final class StatusRequest: BaseServerRequest<Int>, @unchecked Sendable {
             let url: URL
-            init(url: URL, configuration: NetworkConfiguration) { self.url = url; super.init(configuration: configuration) }
-            override func createAsyncServerRequest() -> ServerRequest { ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text") }
-            override func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void) {
+            init(url: URL, configuration: NetworkConfiguration) {
+                self.url = url
+                super.init(configuration: configuration)
+            }
+            override func createAsyncServerRequest() -> ServerRequest {
+                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
+            }
+            override func handle(
+                serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void
+            ) {
                 completion(.success(serverResponse.data.count, fromCache: false))
                 completion(.failure(BaseServerError.invalidRequest("a second call is ignored")))
             }
@@ -179,9 +216,16 @@ import Testing
     @Test func handleThatCompletesLaterFromAnotherQueueDeliversItsFirstResult() async throws {
         final class LaterRequest: BaseServerRequest<Int>, @unchecked Sendable {
             let url: URL
-            init(url: URL, configuration: NetworkConfiguration) { self.url = url; super.init(configuration: configuration) }
-            override func createAsyncServerRequest() -> ServerRequest { ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text") }
-            override func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void) {
+            init(url: URL, configuration: NetworkConfiguration) {
+                self.url = url
+                super.init(configuration: configuration)
+            }
+            override func createAsyncServerRequest() -> ServerRequest {
+                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
+            }
+            override func handle(
+                serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Int>) -> Void
+            ) {
                 let count = serverResponse.data.count
                 DispatchQueue.global().async {
                     completion(.success(count * 10, fromCache: false))
@@ -193,7 +237,9 @@ import Testing
             let configuration = testConfiguration()
 
             let viaAwait = try await LaterRequest(url: server.baseURL, configuration: configuration).performAsync()
-            let viaContext = try await EventLog(LaterRequest(url: server.baseURL, configuration: configuration).perform()).success()
+            let viaContext = try await EventLog(
+                LaterRequest(url: server.baseURL, configuration: configuration).perform()
+            ).success()
 
             #expect(viaAwait == 50)
             #expect(viaContext == 50)
@@ -201,8 +247,9 @@ import Testing
     }
 
     @Test func responseHeadersAreCaseInsensitiveAndTheBodyReadsAsJSON() throws {
-        let response = ServerResponse(statusCode: 200, headers: ["Content-Type": "application/json"],
-                                      data: Data(#"{"a": [1, 2]}"#.utf8), request: URLRequest(url: URL(string: "http://x")!))
+        let response = ServerResponse(
+            statusCode: 200, headers: ["Content-Type": "application/json"],
+            data: Data(#"{"a": [1, 2]}"#.utf8), request: URLRequest(url: URL(string: "http://x")!))
 
         #expect(response.headers["content-type"] == "application/json")
         #expect(try response.json()["a"]?[1]?.intValue == 2)

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
+
+@testable import CoreNetKit
 
 /// A manual wall clock: time moves only when a test advances it.
 final class ManualNow: Sendable {
@@ -45,8 +46,9 @@ final class RefreshTokenRequest: BaseServerRequest<RefreshReply>, @unchecked Sen
     }
 
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
-                      parameters: .jsonObject(["refreshToken": .string(refreshToken)]), requiresAuthorization: false)
+        ServerRequest(
+            method: .post, baseUrl: baseURL, relativeUrl: "/auth/refresh",
+            parameters: .jsonObject(["refreshToken": .string(refreshToken)]), requiresAuthorization: false)
     }
 }
 
@@ -57,9 +59,12 @@ struct TestServerRefresher: TokenRefresher {
     let now: ManualNow
 
     func refresh(_ tokens: AuthTokens) async throws -> AuthTokens {
-        let reply = try await RefreshTokenRequest(baseURL: baseURL, refreshToken: tokens.refreshToken ?? "",
-                                                  configuration: configuration).performAsync()
-        return AuthTokens(accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, now: now.now)
+        let reply = try await RefreshTokenRequest(
+            baseURL: baseURL, refreshToken: tokens.refreshToken ?? "",
+            configuration: configuration
+        ).performAsync()
+        return AuthTokens(
+            accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, now: now.now)
     }
 }
 
@@ -76,9 +81,11 @@ struct AuthFixture {
 
     /// `tokens` start as the server's generation-1 tokens; `refresher` defaults to the server's
     /// endpoint; `adjust` changes the options.
-    init(server: TestServer, tokens: AuthTokens? = AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"),
-         refresher: ((NetworkConfiguration, ManualNow) -> any TokenRefresher)? = nil,
-         options adjust: (inout AccessSafeRequestManager.Options) -> Void = { _ in }) {
+    init(
+        server: TestServer, tokens: AuthTokens? = AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"),
+        refresher: ((NetworkConfiguration, ManualNow) -> any TokenRefresher)? = nil,
+        options adjust: (inout AccessSafeRequestManager.Options) -> Void = { _ in }
+    ) {
         self.server = server
         let now = ManualNow()
         let queue = DispatchQueue(label: "tests.auth.callbacks")
@@ -86,7 +93,8 @@ struct AuthFixture {
         let configuration = testConfiguration(queue: queue) { $0.accessManager = manager }
         var options = AccessSafeRequestManager.Options(callbackQueue: queue, now: { now.now })
         adjust(&options)
-        let refresher = refresher?(configuration, now)
+        let refresher =
+            refresher?(configuration, now)
             ?? TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
         manager.configure(store: InMemoryTokenStore(tokens), refresher: refresher, options: options)
         let expired = self.expired

@@ -6,9 +6,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import Dispatch
 import Foundation
+
+@testable import CoreNetKit
 
 /// Records every event a context delivers, with the queue it ran on, and lets a test await the
 /// terminal one.
@@ -38,9 +39,18 @@ final class EventLog<Model: Sendable>: Sendable {
         }
         context
             .onCacheSuccess { [self] in record(.cache($0)) }
-            .onSuccess { [self] in record(.success($0)); terminal.fire(.success($0)) }
-            .onError { [self] in record(.failure($0)); terminal.fire(.failure($0)) }
-            .onCancel { [self] in record(.cancel); terminal.fire(.cancel) }
+            .onSuccess { [self] in
+                record(.success($0))
+                terminal.fire(.success($0))
+            }
+            .onError { [self] in
+                record(.failure($0))
+                terminal.fire(.failure($0))
+            }
+            .onCancel { [self] in
+                record(.cancel)
+                terminal.fire(.cancel)
+            }
             .onCompleted { [self] _ in record(.completed) }
     }
 

@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Dispatch
 import Foundation
+
+@testable import CoreNetKit
 
 /// A directory of its own for one test, removed afterwards.
 func withScratchDirectory<T: Sendable>(_ body: (URL) async throws -> T) async throws -> T {
@@ -42,7 +43,9 @@ struct ScratchFile: Sendable {
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         var block = [UInt8](repeating: 0, count: min(bytes, 1 << 20))
         for index in block.indices {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             block[index] = UInt8(truncatingIfNeeded: state)
         }
         var remaining = bytes
@@ -79,8 +82,14 @@ final class TransferLog: Sendable {
     init<Model: Sendable>(_ context: HandleRequestContext<Model>) {
         context.queue.setSpecific(key: queueKey, value: true)
         context
-            .onUploadProgress { [self] progress in record(.upload(progress)); firstUpload.fire(progress) }
-            .onDownloadProgress { [self] progress in record(.download(progress)); firstDownload.fire(progress) }
+            .onUploadProgress { [self] progress in
+                record(.upload(progress))
+                firstUpload.fire(progress)
+            }
+            .onDownloadProgress { [self] progress in
+                record(.download(progress))
+                firstDownload.fire(progress)
+            }
             .onSuccess { [self] _ in record(.terminal("success")) }
             .onError { [self] _ in record(.terminal("failure")) }
             .onCancel { [self] in record(.terminal("cancel")) }

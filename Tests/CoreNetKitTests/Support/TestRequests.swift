@@ -17,8 +17,9 @@ func testConfiguration(
     queue: DispatchQueue = DispatchQueue(label: "tests.callbacks"),
     _ adjust: (inout NetworkConfiguration) -> Void = { _ in }
 ) -> NetworkConfiguration {
-    var configuration = NetworkConfiguration(transport: transport ?? sharedTestTransport, callbackQueue: queue,
-                                             timeout: 30, taskPool: TaskPool())
+    var configuration = NetworkConfiguration(
+        transport: transport ?? sharedTestTransport, callbackQueue: queue,
+        timeout: 30, taskPool: TaskPool())
     adjust(&configuration)
     return configuration
 }
@@ -37,7 +38,10 @@ final class TestRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked S
     private let make: @Sendable () throws -> ServerRequest
     private let keyPath: String?
 
-    init(configuration: NetworkConfiguration, keyPath: String? = nil, _ make: @escaping @Sendable () throws -> ServerRequest) {
+    init(
+        configuration: NetworkConfiguration, keyPath: String? = nil,
+        _ make: @escaping @Sendable () throws -> ServerRequest
+    ) {
         self.make = make
         self.keyPath = keyPath
         super.init(configuration: configuration)
@@ -67,9 +71,12 @@ struct Echo: Decodable, Sendable {
 
 extension TestServer {
     /// A GET request description for `path` on this server.
-    func get(_ path: String, parameters: ServerRequestParameter = .none, headers: [String: String] = [:],
-             timeout: TimeInterval? = nil, id: String? = nil) -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: baseURL, relativeUrl: path, headers: headers, parameters: parameters,
-                      timeout: timeout, requestId: id)
+    func get(
+        _ path: String, parameters: ServerRequestParameter = .none, headers: [String: String] = [:],
+        timeout: TimeInterval? = nil, id: String? = nil
+    ) -> ServerRequest {
+        ServerRequest(
+            method: .get, baseUrl: baseURL, relativeUrl: path, headers: headers, parameters: parameters,
+            timeout: timeout, requestId: id)
     }
 }

@@ -6,9 +6,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import Dispatch
 import Foundation
+
+@testable import CoreNetKit
 
 /// A bounded wait ran out.
 struct TimedOut: Error, CustomStringConvertible {

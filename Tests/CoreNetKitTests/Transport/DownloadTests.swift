@@ -6,10 +6,11 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
 import Testing
+
+@testable import CoreNetKit
 
 @Suite struct DownloadTests {
     @Test func fiftyMegabyteDownloadToAFileMatchesTheServersSHA256() async throws {
@@ -17,7 +18,8 @@ import Testing
             try await withTestServer { server in
                 let count = 50 * 1024 * 1024
                 let destination = directory.appendingPathComponent("nested/dir/big.bin")
-                let context = HashedDownloadRequest(server: server.baseURL, count: count, destination: destination).perform()
+                let context = HashedDownloadRequest(server: server.baseURL, count: count, destination: destination)
+                    .perform()
                 let log = TransferLog(context)
 
                 let download = try await withTimeout(120) { try await context.value }
@@ -50,8 +52,9 @@ import Testing
                 let destination = directory.appendingPathComponent("data.bin")
                 try Data("old".utf8).write(to: destination)
                 let request = TestRequest<URL>(configuration: testConfiguration()) {
-                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/transfer/partial/4000000?after=1000000",
-                                  downloadDestination: destination)
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL, relativeUrl: "/transfer/partial/4000000?after=1000000",
+                        downloadDestination: destination)
                 }
 
                 let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
@@ -69,9 +72,10 @@ import Testing
                 let destination = directory.appendingPathComponent("data.bin")
                 let configuration = testConfiguration()
                 let context = TestRequest<URL>(configuration: configuration) {
-                    ServerRequest(method: .get, baseUrl: server.baseURL,
-                                  relativeUrl: "/transfer/partial/4000000?after=1000000&gate=download-cancel",
-                                  downloadDestination: destination)
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL,
+                        relativeUrl: "/transfer/partial/4000000?after=1000000&gate=download-cancel",
+                        downloadDestination: destination)
                 }.perform()
                 let log = TransferLog(context)
                 let events = EventLog(context)
@@ -80,7 +84,10 @@ import Testing
                 let partials = contents(of: directory)
 
                 context.cancel()
-                guard case .cancel = try await events.waitForTerminal() else { Issue.record("expected cancel"); return }
+                guard case .cancel = try await events.waitForTerminal() else {
+                    Issue.record("expected cancel")
+                    return
+                }
 
                 #expect(first.completedBytes > 0 && first.fraction < 1)
                 #expect(partials.count == 1 && partials[0].hasSuffix(".part"))
@@ -96,9 +103,10 @@ import Testing
             try await withTestServer { server in
                 let destination = directory.appendingPathComponent("report.pdf")
                 let request = TestRequest<DownloadedFile>(configuration: testConfiguration()) {
-                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/status/404",
-                                  parameters: .query(["body": #"{"message":"No such report"}"#, "type": "application/json"]),
-                                  downloadDestination: destination)
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL, relativeUrl: "/status/404",
+                        parameters: .query(["body": #"{"message":"No such report"}"#, "type": "application/json"]),
+                        downloadDestination: destination)
                 }
 
                 let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
@@ -116,8 +124,9 @@ import Testing
                 let destination = directory.appendingPathComponent("data.bin")
                 try Data("old".utf8).write(to: destination)
                 let request = TestRequest<URL>(configuration: testConfiguration()) {
-                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/download/1000",
-                                  downloadDestination: destination)
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL, relativeUrl: "/download/1000",
+                        downloadDestination: destination)
                 }
 
                 let url = try await request.performAsync()
@@ -134,7 +143,8 @@ import Testing
             let destination = directory.appendingPathComponent("stub.txt")
             let configuration = testConfiguration(transport: StubTransport.response(body: Data("stubbed".utf8)))
             let request = TestRequest<DownloadedFile>(configuration: configuration) {
-                ServerRequest(method: .get, baseUrl: URL(string: "http://stub.invalid")!, downloadDestination: destination)
+                ServerRequest(
+                    method: .get, baseUrl: URL(string: "http://stub.invalid")!, downloadDestination: destination)
             }
 
             let file = try await request.performAsync()
@@ -175,10 +185,13 @@ final class HashedDownloadRequest: BaseServerRequest<HashedDownload>, @unchecked
     }
 
     override func createAsyncServerRequest() throws -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: server, relativeUrl: "/download/\(count)", downloadDestination: destination)
+        ServerRequest(
+            method: .get, baseUrl: server, relativeUrl: "/download/\(count)", downloadDestination: destination)
     }
 
-    override func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<HashedDownload>) -> Void) {
+    override func handle(
+        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<HashedDownload>) -> Void
+    ) {
         guard let url = serverResponse.downloadedFileURL, let hash = serverResponse.headers["X-SHA256"] else {
             completion(.failure(BaseServerError.cantMapping(keyPath: "<root>", reason: "no file or no X-SHA256")))
             return

@@ -6,18 +6,22 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import CoreNetKit
 import CoreNetKitTestServer
 import Foundation
+import Testing
+
+@testable import CoreNetKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 @Suite struct URLSessionTransportTests {
     @Test func serverSlowerThanTheTimeoutEndsInTimeout() async throws {
         try await withTestServer { server in
-            let request = TestRequest<JSON>(configuration: testConfiguration()) { server.get("/delay/3000", timeout: 0.5) }
+            let request = TestRequest<JSON>(configuration: testConfiguration()) {
+                server.get("/delay/3000", timeout: 0.5)
+            }
 
             let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -43,14 +47,18 @@ import Testing
         try await withTestServer { server in
             let configuration = testConfiguration()
             let task = Task {
-                try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/task-cancel") }.performAsync()
+                try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/task-cancel") }
+                    .performAsync()
             }
             try await server.waitForArrivals(at: "task-cancel", count: 1)
 
             task.cancel()
             let result = await task.result
 
-            guard case .failure(let error) = result else { Issue.record("expected cancellation"); return }
+            guard case .failure(let error) = result else {
+                Issue.record("expected cancellation")
+                return
+            }
             #expect((error as? BaseServerError)?.code == .cancelled)
             #expect(configuration.taskPool.isEmpty)
             server.release("task-cancel")
@@ -60,7 +68,9 @@ import Testing
     @Test func sameOriginRedirectIsFollowedWithTheAuthorizationHeader() async throws {
         try await withTestServer { server in
             let request = TestRequest<Echo>(configuration: testConfiguration()) {
-                server.get("/redirect", parameters: .query(["to": "/echo/after"]), headers: ["Authorization": "Bearer secret-1"])
+                server.get(
+                    "/redirect", parameters: .query(["to": "/echo/after"]),
+                    headers: ["Authorization": "Bearer secret-1"])
             }
 
             let echo = try await request.performAsync()
@@ -75,8 +85,9 @@ import Testing
             try await withTestServer { server in
                 let target = other.baseURL.absoluteString + "/echo/elsewhere"
                 let request = TestRequest<Echo>(configuration: testConfiguration()) {
-                    server.get("/redirect", parameters: .query(["to": .string(target)]),
-                               headers: ["Authorization": "Bearer secret-1", "X-Kept": "yes"])
+                    server.get(
+                        "/redirect", parameters: .query(["to": .string(target)]),
+                        headers: ["Authorization": "Bearer secret-1", "X-Kept": "yes"])
                 }
 
                 let echo = try await request.performAsync()
@@ -101,7 +112,8 @@ import Testing
 
 @Suite struct StubTransportTests {
     @Test func stubAnswersWithCannedBodyAndStatus() async throws {
-        let configuration = testConfiguration(transport: StubTransport.json(#"{"items": [{"id": 7, "name": "N", "email": "e"}]}"#))
+        let configuration = testConfiguration(
+            transport: StubTransport.json(#"{"items": [{"id": 7, "name": "N", "email": "e"}]}"#))
         let request = TestRequest<[User]>(configuration: configuration, keyPath: "items") {
             ServerRequest(method: .get, baseUrl: URL(string: "http://stub.invalid")!, relativeUrl: "/users")
         }
@@ -131,7 +143,10 @@ import Testing
 
         context.cancel()
 
-        guard case .cancel = try await log.waitForTerminal() else { Issue.record("expected cancel"); return }
+        guard case .cancel = try await log.waitForTerminal() else {
+            Issue.record("expected cancel")
+            return
+        }
         #expect(configuration.taskPool.isEmpty)
     }
 }
