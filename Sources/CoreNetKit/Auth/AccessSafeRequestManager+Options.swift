@@ -52,8 +52,11 @@ extension AccessSafeRequestManager {
         /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main`
         /// by default.
         public var callbackQueue: DispatchQueue
-        /// The current time, for ``refreshBeforeExpiry`` and ``refreshWindow``; the system clock
-        /// by default. Tests inject a manual clock here.
+        /// The clock the manager waits on (``refreshTimeout``) and reads the time from;
+        /// ``SystemClock`` by default. Tests inject a ``ManualClock`` here.
+        public var clock: any NetworkClock
+        /// The current time, for ``refreshBeforeExpiry`` and ``refreshWindow``: ``clock``'s
+        /// ``NetworkClock/currentDate`` unless set.
         public var now: @Sendable () -> Date
 
         /// Creates options; every argument has the default described on its property.
@@ -69,7 +72,8 @@ extension AccessSafeRequestManager {
                 !Options.isConnectionProblemOrServerFault($0)
             },
             callbackQueue: DispatchQueue = .main,
-            now: @escaping @Sendable () -> Date = { Date() }
+            clock: any NetworkClock = SystemClock(),
+            now: (@Sendable () -> Date)? = nil
         ) {
             self.trigger = trigger
             self.header = header
@@ -80,7 +84,8 @@ extension AccessSafeRequestManager {
             self.refreshBeforeExpiry = refreshBeforeExpiry
             self.isSessionExpired = isSessionExpired
             self.callbackQueue = callbackQueue
-            self.now = now
+            self.clock = clock
+            self.now = now ?? { clock.currentDate }
         }
 
         /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather
@@ -96,13 +101,5 @@ extension AccessSafeRequestManager {
 
         /// ``refreshTimeout`` between zero and a day, safe to sleep for.
         var clampedTimeout: Duration { min(max(refreshTimeout, .zero), .seconds(86_400)) }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `Date` arithmetic uses them.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -28,7 +28,7 @@ extension AccessSafeRequestManager {
             self.finish(job.id, with: result)
         }
         let timer = Task {
-            do { try await Task.sleep(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
+            do { try await job.clock.pause(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
             work.cancel()
             let timeout = BaseServerError(
                 code: .timeout, message: "the token refresh did not finish within \(job.timeout)")

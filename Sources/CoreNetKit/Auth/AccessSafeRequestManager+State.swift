@@ -40,6 +40,7 @@ extension AccessSafeRequestManager {
         let tokens: AuthTokens
         let refresher: any TokenRefresher
         let timeout: Duration
+        let clock: any NetworkClock
     }
 
     /// The end of a refresh: who waited, what they get, what to persist and report.
@@ -118,7 +119,10 @@ extension AccessSafeRequestManager {
                 nextId += 1
                 starts.append(now)
                 running = Running(id: nextId, startVersion: version, waiters: [id: waiter])
-                return .start(Job(id: nextId, tokens: tokens, refresher: refresher, timeout: options.clampedTimeout))
+                return .start(
+                    Job(
+                        id: nextId, tokens: tokens, refresher: refresher, timeout: options.clampedTimeout,
+                        clock: options.clock))
             }
             running?.waiters[id] = waiter
             return .waiting

@@ -53,7 +53,7 @@ public struct ClosureTokenRefresher: TokenRefresher {
             @escaping @Sendable (AuthTokens, @escaping @Sendable (Result<AuthTokens, any Error>) -> Void) -> Void
     ) {
         self.body = { tokens in
-            let waiter = OutcomeWaiter<AuthTokens>()  // resumes once: the first completion, or cancellation
+            let waiter = OneShot<AuthTokens>()  // resumes once: the first completion, or cancellation
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     waiter.set(continuation)

@@ -18,7 +18,7 @@ public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
     case serverOnly
     /// Answers from the cache only, never touching the network; no entry ends in
     /// ``BaseServerError/Code-swift.struct/cacheMiss``. A hit is a success with
-    /// ``HandleRequestContext/isFromCache`` `true`.
+    /// ``RequestContext/isFromCache`` `true`.
     case cacheOnly
     /// Delivers the cached model (if any) through `onCacheSuccess` first, then the server's
     /// through `onSuccess`; if the server fails, `onError` follows the cached model. The request
@@ -27,7 +27,7 @@ public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
     case firstCacheThenRefreshFromServer
     /// Asks the server first (conditionally, as above); when it cannot be reached (no
     /// connection, cannot connect, connection lost, timeout, 5xx) the cached model is delivered
-    /// as a success with ``HandleRequestContext/isFromCache`` `true`, so a screen can show an
+    /// as a success with ``RequestContext/isFromCache`` `true`, so a screen can show an
     /// "offline" banner. Without an entry the error is delivered.
     case serverIfFailReadFromCache
 }

@@ -59,10 +59,20 @@ public struct CachedResponse: Sendable, Equatable {
 
     /// The digest of `request`'s values for the headers in `names`; `nil` when `names` is empty.
     static func variant(of request: URLRequest, names: [String]) -> String? {
+        variant(names: names) { request.value(forHTTPHeaderField: $0) }
+    }
+
+    /// The digest of `headers`' values (names compared case-insensitively) for the headers in
+    /// `names`; `nil` when `names` is empty.
+    static func variant(of headers: [String: String], names: [String]) -> String? {
+        variant(names: names) { name in headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value }
+    }
+
+    private static func variant(names: [String], value: (String) -> String?) -> String? {
         guard !names.isEmpty else { return nil }
         var text = ""
         for name in names {
-            text += name + ":" + (request.value(forHTTPHeaderField: name).map { "=" + $0 } ?? "-") + "\n"
+            text += name + ":" + (value(name).map { "=" + $0 } ?? "-") + "\n"
         }
         return SHA256.hex(text)
     }
@@ -85,21 +95,23 @@ public struct CachedResponse: Sendable, Equatable {
         return updated
     }
 
-    /// The entry to store for `response`, or `nil` when HTTP's rules forbid storing it: only a
-    /// 2xx answer to `GET` or `HEAD`, without `Cache-Control: no-store` on the request or the
-    /// response, and without `Vary: *`.
-    init?(storing response: ServerResponse, at date: Date) {
-        let request = response.request
-        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+    /// The entry to store for `response`, the answer to a `method` request with
+    /// `requestHeaders`, or `nil` when HTTP's rules forbid storing it: only a 2xx answer to `GET`
+    /// or `HEAD`, without `Cache-Control: no-store` on the request or the response, and without
+    /// `Vary: *`.
+    init?(storing response: ServerResponse, method: HTTPMethod, requestHeaders: [String: String], at date: Date) {
+        let requestCacheControl = requestHeaders.first {
+            $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame
+        }
         guard method.isCacheable, response.isSuccessStatus,
             !Self.forbidsStoring(response.headers.values(for: "Cache-Control")),
-            !Self.forbidsStoring(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
+            !Self.forbidsStoring(requestCacheControl.map { [$0.value] } ?? [])
         else { return nil }
         let names = Self.varyNames(response.headers)
         guard !names.contains("*") else { return nil }
         self.init(
             statusCode: response.statusCode, headers: response.headers, body: response.data, url: response.url,
-            storedAt: date, variant: Self.variant(of: request, names: names))
+            storedAt: date, variant: Self.variant(of: requestHeaders, names: names))
     }
 
     private static func forbidsStoring(_ cacheControl: [String]) -> Bool {

@@ -10,8 +10,8 @@ import Dispatch
 
 /// The context ``BaseServerRequest/perform()`` returns: the outcome of one request in flight.
 ///
-/// It is a ``HandleRequestContext`` that knows its ``TaskPool`` id and cancels the request on
-/// the wire when ``cancel()`` is called. It keeps itself and its request alive until its
+/// It is a ``RequestContext`` that knows its ``TaskPool`` id and cancels the request on the
+/// wire when ``RequestContext/cancel()`` is called. Only the request's pipeline can finish it. It keeps itself and its request alive until its
 /// terminal event, so the caller need not hold it.
 ///
 /// ```swift
@@ -19,12 +19,12 @@ import Dispatch
 ///     .onSuccess { user in show(user) }         // once, on the callback queue
 ///     .onError { error in present(error) }      // once, on the callback queue
 /// ```
-public final class ActiveRequestContext<Model: Sendable>: HandleRequestContext<Model>, @unchecked Sendable {
+public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>, @unchecked Sendable {
     /// The request's id in the ``TaskPool``.
     public let requestId: String
 
     /// Creates a context for the request `requestId` whose handlers run on `queue`.
-    public init(requestId: String, queue: DispatchQueue? = nil) {
+    init(requestId: String, queue: DispatchQueue) {
         self.requestId = requestId
         super.init(queue: queue)
     }
@@ -41,17 +41,16 @@ public final class ActiveRequestContext<Model: Sendable>: HandleRequestContext<M
 ///
 /// Hand one out where callers may watch a result but must not end it. Handlers run on the
 /// source context's queue, under the same rules.
-// safe: holds only a let to a Sendable context
-public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unchecked Sendable {
-    let source: HandleRequestContext<Model>
+public final class PassiveRequestContext<Model: Sendable>: PassiveContext {
+    let source: RequestContext<Model>
 
     /// Creates a read-only view of `source`.
-    public init(_ source: HandleRequestContext<Model>) { self.source = source }
+    public init(_ source: RequestContext<Model>) { self.source = source }
 
     /// The queue every handler runs on.
     public var queue: DispatchQueue { source.queue }
 
-    /// Whether the source's success was read from the cache; see ``HandleRequestContext/isFromCache``.
+    /// Whether the source's success was read from the cache; see ``RequestContext/isFromCache``.
     public var isFromCache: Bool { source.isFromCache }
 
     @discardableResult
@@ -78,7 +77,7 @@ public final class PassiveRequestContext<Model: Sendable>: PassiveContext, @unch
         return self
     }
 
-    /// The result, awaited; see ``HandleRequestContext/value``. Cancelling the awaiting Task
+    /// The result, awaited; see ``RequestContext/value``. Cancelling the awaiting Task
     /// does not cancel the source.
     public var value: Model {
         get async throws { try await source.awaitOutcome(cancelOnTaskCancel: false) }

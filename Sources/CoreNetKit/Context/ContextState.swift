@@ -29,7 +29,7 @@ struct ContextState<Model: Sendable> {
     var observers: [@Sendable (ContextOutcome<Model>) -> Void] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: (@Sendable () -> Void)?
-    /// Progress handlers and the last value delivered to them (HandleRequestContext+Progress).
+    /// Progress handlers and the last value delivered to them (RequestContext+Progress).
     var uploadProgress: [@Sendable (TransferProgress) -> Void] = []
     var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
     var lastUpload: TransferProgress?

@@ -53,20 +53,55 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// `"response.items"`; `nil` decodes the whole body.
     open var modelKeyPath: String? { nil }
 
-    /// Maps a validated response to the model. The override point for custom mapping.
+    /// Maps a validated response to the model: the override point for custom mapping.
     ///
-    /// Call `completion` exactly once, from any thread; later calls are ignored. A
-    /// ``ResponseResult/failure(_:)`` ends the request with that error. `serverResponse` has
-    /// already passed the validators.
+    /// Called once per response, on the request's Task, after the validators accepted
+    /// `serverResponse`. The default decodes `Model` (see the type's discussion).
+    ///
+    /// ```swift
+    /// override func handle(serverResponse: ServerResponse) throws -> Profile {
+    ///     let dto = try JSONDecoder().decode(ProfileDTO.self, from: serverResponse.data)
+    ///     return Profile(dto)
+    /// }
+    /// ```
+    ///
+    /// - Throws: an error that ends the request with that error.
+    open func handle(serverResponse: ServerResponse) throws -> Model {
+        try ModelDecoding.decode(
+            Model.self, from: serverResponse, keyPath: modelKeyPath,
+            decoder: serverResponse.decoder ?? configuration.decoder)
+    }
+
+    /// Maps a validated response to the model and reports it through `completion`: the older,
+    /// callback form of ``handle(serverResponse:)``.
+    ///
+    /// Override it only for mapping that must finish asynchronously. Call `completion` exactly
+    /// once, from any thread; later calls are ignored. A ``ResponseResult/failure(_:)`` ends the
+    /// request with that error; whether the result came from the cache is the pipeline's to
+    /// say (``ServerResponse/isFromCache``), so the `fromCache` flag passed here is ignored.
+    /// The default calls ``handle(serverResponse:)`` and completes at once.
+    @available(*, deprecated, message: "override handle(serverResponse:) throws -> Model")
     open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
         do {
-            let model = try ModelDecoding.decode(
-                Model.self, from: serverResponse, keyPath: modelKeyPath,
-                decoder: serverResponse.decoder ?? configuration.decoder)
-            completion(.success(model, fromCache: serverResponse.isFromCache))
+            completion(.success(try handle(serverResponse: serverResponse), fromCache: serverResponse.isFromCache))
         } catch {
             completion(.failure(error))
         }
+    }
+
+    /// Runs the mapping once: through the callback form, which completes synchronously unless a
+    /// subclass overrode it, so the common path takes the result without suspending.
+    final func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
+        var response = response
+        response.decoder = decoder
+        let mapped = OneShot<Model>()
+        callbackHandle(serverResponse: response) { result in
+            switch result {
+            case .success(let model, _): mapped.resume(.success(model))
+            case .failure(let error): mapped.resume(.failure(error))
+            }
+        }
+        return try await mapped.value
     }
 
     /// Starts the request and returns its context at once.
@@ -105,8 +140,12 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let contextId = ObjectIdentifier(context)
         context.setCancelAction { broadcast.detach(contextId) }
         if isNew {
-            let pipeline = RequestPipeline(request: self, configuration: configuration, requestId: id)
-            broadcast.start(Task { await pipeline.run(serverRequest, broadcast: broadcast) })
+            broadcast.start(
+                Task {
+                    let result = await RequestPipeline.run(
+                        self, serverRequest, configuration: configuration, requestId: id, broadcast: broadcast)
+                    broadcast.finish(result)
+                })
         }
         return context
     }
@@ -115,7 +154,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     ///
     /// Cancelling the calling Task cancels the request.
     ///
-    /// - Throws: the error the request ended with.
+    /// - Throws: the error the request ended with; ``BaseServerError`` `cancelled` when the Task
+    ///   was cancelled.
     public func performAsync() async throws -> Model {
         let configuration = configuration
         let serverRequest: ServerRequest
@@ -136,10 +176,36 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         pool.register(id: id, entry: TaskPool.Entry(id: id, request: serverRequest), member: member)
         defer { pool.remove(id: id, member: member) }
         withUnsafeCurrentTask { task in member.attach(task) }
-        let result = await RequestPipeline(request: self, configuration: configuration, requestId: id).complete(
-            serverRequest)
+        let result = await RequestPipeline.run(
+            self, serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()
         if Task.isCancelled { throw BaseServerError.cancelled }
         return try result.get()
+    }
+}
+
+extension BaseServerRequest {
+    /// The callback form of the mapping, called without a deprecation warning: the pipeline must
+    /// still honour subclasses that override it.
+    fileprivate func callbackHandle(
+        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void
+    ) {
+        (self as any CallbackHandling<Model>).handleDeprecated(serverResponse: serverResponse, completion: completion)
+    }
+}
+
+/// Lets the pipeline call the deprecated callback form without a warning.
+private protocol CallbackHandling<Model> {
+    associatedtype Model: Sendable
+    func handleDeprecated(
+        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void)
+}
+
+extension BaseServerRequest: CallbackHandling {
+    @available(*, deprecated)
+    fileprivate func handleDeprecated(
+        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void
+    ) {
+        handle(serverResponse: serverResponse, completion: completion)
     }
 }

@@ -48,6 +48,26 @@ public struct NetworkConfiguration: Sendable {
     /// access token, refreshes it once for any number of rejections and replays; `nil` (the
     /// default) sends requests as they are.
     public var accessManager: AccessSafeRequestManager?
+    /// When and how often failed requests are sent again; `nil` (the default) never retries.
+    /// A request can bring its own (``ServerRequest/retryPolicy``).
+    public var retryPolicy: RetryPolicy?
+    /// The stages every request goes through, from the outside in, before the transport;
+    /// ``standardInterceptors`` by default. Append your own ``Interceptor`` to run it right
+    /// before the transport (after the token is added, once per attempt), or insert it where it
+    /// belongs; removing a standard stage turns its feature off for this configuration.
+    public var interceptors: [any Interceptor]
+    /// Where the library reads the time and waits: cache dates, back-off, stub latency,
+    /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
+    public var clock: any NetworkClock
+
+    /// The standard stages, from the outside in: validation and error mapping, retry, the
+    /// preparators, the cache, the access token.
+    public static var standardInterceptors: [any Interceptor] {
+        [
+            ResponseValidationInterceptor(), RetryInterceptor(), PreparatorInterceptor(), CacheInterceptor(),
+            AccessTokenInterceptor(),
+        ]
+    }
 
     /// Creates a configuration; every argument has the default described on its property.
     public init(
@@ -62,7 +82,10 @@ public struct NetworkConfiguration: Sendable {
         timeout: TimeInterval = 60,
         taskPool: TaskPool = .shared,
         cacheAdapter: (any CacheAdapter)? = nil,
-        accessManager: AccessSafeRequestManager? = nil
+        accessManager: AccessSafeRequestManager? = nil,
+        retryPolicy: RetryPolicy? = nil,
+        interceptors: [any Interceptor] = NetworkConfiguration.standardInterceptors,
+        clock: any NetworkClock = SystemClock()
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -76,6 +99,9 @@ public struct NetworkConfiguration: Sendable {
         self.taskPool = taskPool
         self.cacheAdapter = cacheAdapter
         self.accessManager = accessManager
+        self.retryPolicy = retryPolicy
+        self.interceptors = interceptors
+        self.clock = clock
     }
 
     private static let storage = Locked(NetworkConfiguration())

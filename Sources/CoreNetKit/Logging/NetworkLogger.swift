@@ -28,7 +28,7 @@ extension NetworkLogger {
 /// One log entry: a request going out, or its response or failure.
 public struct NetworkLogEntry: Sendable {
     /// What the entry is about.
-    public enum Kind: String, Sendable { case request, response, failure }
+    public enum Kind: String, Sendable { case request, response, failure, retry }
 
     /// What the entry is about.
     public var kind: Kind
@@ -52,6 +52,8 @@ public struct NetworkLogEntry: Sendable {
     public var error: String?
     /// The request as a `curl` command line, credentials redacted (requests only).
     public var curl: String?
+    /// For a retry: the attempt about to be made and the most there will be.
+    public var attempt: (number: Int, of: Int)?
 
     /// The entry as one line, for example
     /// `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
@@ -64,6 +66,10 @@ public struct NetworkLogEntry: Sendable {
             return "← \(status) \(method) \(url) (\(LogFormat.milliseconds(duration)), \(bytes ?? 0) B) [\(requestId)]"
         case .failure:
             return "✕ \(method) \(url) (\(LogFormat.milliseconds(duration))): \(error ?? "failed") [\(requestId)]"
+        case .retry:
+            let attempt = attempt.map { "attempt \($0.number) of \($0.of)" } ?? "another attempt"
+            return
+                "↻ \(method) \(attempt) in \(LogFormat.milliseconds(duration)) after \(error ?? "a failure") [\(requestId)]"
         }
     }
 }

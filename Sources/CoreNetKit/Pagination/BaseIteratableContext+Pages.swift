@@ -58,7 +58,7 @@ extension BaseIteratableContext {
 
     /// Loads (or joins) the next page and returns it; `nil` at the end.
     func nextPage() async throws -> Page? {
-        let waiter = OutcomeWaiter<Page?>()
+        let waiter = OneShot<Page?>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.set(continuation)

@@ -24,13 +24,13 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     /// What to stop and whom to tell after a page was abandoned (reset, cancel).
     struct Abandoned {
         var cancel: (@Sendable () -> Void)?
-        var waiters: [OutcomeWaiter<Page?>] = []
+        var waiters: [OneShot<Page?>] = []
     }
 
     /// What to do after a page's result was recorded.
     struct Delivery {
         var result: Result<Page?, any Error>
-        var waiters: [OutcomeWaiter<Page?>]
+        var waiters: [OneShot<Page?>]
     }
 
     var start: Position
@@ -41,7 +41,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     /// Events decided but not yet handed to handlers; a reset empties it.
     var outbox: [Event] = []
     /// `pages` iterators waiting for the page in flight.
-    var waiters: [OutcomeWaiter<Page?>] = []
+    var waiters: [OneShot<Page?>] = []
     var success: [@Sendable (Page) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
 
@@ -107,7 +107,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     }
 
     /// Drops the page in flight if `waiter` is waiting for it; `nil` otherwise.
-    mutating func abandon(awaitedBy waiter: OutcomeWaiter<Page?>) -> Abandoned? {
+    mutating func abandon(awaitedBy waiter: OneShot<Page?>) -> Abandoned? {
         guard waiters.contains(where: { $0 === waiter }) else { return nil }
         return abandon()
     }

@@ -40,11 +40,11 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     /// The type of one page.
     public typealias Model = Page
     /// Loads the page at a position.
-    public typealias PageLoader = @Sendable (Position) -> HandleRequestContext<LoadedPage<Page, Position>>
+    public typealias PageLoader = @Sendable (Position) -> RequestContext<LoadedPage<Page, Position>>
 
     /// The queue every handler runs on; fixed at `init`.
     public let queue: DispatchQueue
-    private let delivery: DispatchQueue
+    private let delivery: SerialDelivery
     private let load: PageLoader
     let state: Locked<IteratorState<Position, Page>>
 
@@ -64,9 +64,8 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     ) {
         let queue = queue ?? NetworkConfiguration.default.callbackQueue
         self.queue = queue
-        // A serial queue in front of a concurrent one keeps pages in order.
-        self.delivery =
-            queue === DispatchQueue.main ? queue : DispatchQueue(label: "CoreNetKit.paginator", target: queue)
+        // Keeps pages in order also on a concurrent queue.
+        self.delivery = SerialDelivery(queue: queue)
         self.load = load
         self.state = Locked(IteratorState(snapshot ?? PaginationSnapshot(start: start, next: start, hasMore: true)))
     }

@@ -42,7 +42,7 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
     public init<Response: CursorPageResponse>(
         startCursor: String? = nil, restoring snapshot: PaginationSnapshot<String?>? = nil,
         queue: DispatchQueue? = nil,
-        load: @escaping @Sendable (_ cursor: String?) -> HandleRequestContext<Response>
+        load: @escaping @Sendable (_ cursor: String?) -> RequestContext<Response>
     ) where Response.Element == Element {
         super.init(start: startCursor, restoring: snapshot, queue: queue) { cursor in
             load(cursor).map { response in CursorPaginator.loaded(response, cursor: cursor) }

@@ -49,7 +49,7 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
     public init<Response: OffsetPageResponse>(
         pageSize: Int, startOffset: Int = 0, restoring snapshot: PaginationSnapshot<Int>? = nil,
         queue: DispatchQueue? = nil,
-        load: @escaping @Sendable (_ offset: Int, _ limit: Int) -> HandleRequestContext<Response>
+        load: @escaping @Sendable (_ offset: Int, _ limit: Int) -> RequestContext<Response>
     ) where Response.Element == Element {
         self.pageSize = pageSize
         let callbackQueue = queue ?? NetworkConfiguration.default.callbackQueue

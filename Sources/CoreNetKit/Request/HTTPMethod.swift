@@ -24,6 +24,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let patch = HTTPMethod(rawValue: "PATCH")
     public static let delete = HTTPMethod(rawValue: "DELETE")
     public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
 
     /// Whether parameters of this method go in the query string rather than the body.
     public var encodesParametersInQuery: Bool {

@@ -20,6 +20,55 @@ enum RequestEncoder {
         _ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval,
         temporaryFiles: TemporaryFiles? = nil
     ) throws -> TransportRequest {
+        let parts = try parts(of: request, encoder: encoder)
+        var body = parts.body
+        let contentType = parts.contentType
+        let multipart = parts.multipart
+        let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: parts.query)
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
+        for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
+            throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
+        }
+        // One assignment costs half of setting the fields one by one (FoundationNetworking).
+        urlRequest.allHTTPHeaderFields = request.headers
+        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        if let destination = request.downloadDestination, !destination.isFileURL {
+            throw BaseServerError.invalidRequest(
+                "the download destination \(destination.absoluteString) is not a file URL")
+        }
+        var bodyFileURL: URL?
+        if let multipart {
+            let encoded = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
+            switch encoded.body {
+            case .memory(let data): body = data
+            case .file(let url): bodyFileURL = url
+            }
+            urlRequest.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
+        }
+        urlRequest.httpBody = body
+        return TransportRequest(
+            urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
+    }
+
+    /// The URL `request` is sent to, with the query its parameters add: what the cache keys on.
+    static func url(of request: ServerRequest, encoder: JSONEncoder) throws -> URL {
+        let query = try parts(of: request, encoder: encoder).query
+        return try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
+    }
+
+    private struct Parts {
+        var query: [(String, String)] = []
+        var multipart: MultipartData?
+        var body: Data?
+        var contentType: String?
+    }
+
+    /// Where `request`'s parameters go: the query, a body and its type, or a multipart form.
+    private static func parts(of request: ServerRequest, encoder: JSONEncoder) throws -> Parts {
         var query: [(String, String)] = []
         var multipart: MultipartData?
         var body: Data?
@@ -61,34 +110,7 @@ enum RequestEncoder {
             multipart = form
         }
 
-        let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
-        for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
-            throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
-        }
-        // One assignment costs half of setting the fields one by one (FoundationNetworking).
-        urlRequest.allHTTPHeaderFields = request.headers
-        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
-            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        }
-        if let destination = request.downloadDestination, !destination.isFileURL {
-            throw BaseServerError.invalidRequest(
-                "the download destination \(destination.absoluteString) is not a file URL")
-        }
-        var bodyFileURL: URL?
-        if let multipart {
-            let encoded = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
-            switch encoded.body {
-            case .memory(let data): body = data
-            case .file(let url): bodyFileURL = url
-            }
-            urlRequest.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
-        }
-        urlRequest.httpBody = body
-        return TransportRequest(
-            urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
+        return Parts(query: query, multipart: multipart, body: body, contentType: contentType)
     }
 
     private static func encodeJSON(_ value: any Encodable, _ encoder: JSONEncoder) throws -> Data {

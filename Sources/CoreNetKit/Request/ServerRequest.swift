@@ -44,6 +44,14 @@ public struct ServerRequest: Sendable {
     /// and the model can be a ``DownloadedFile`` or `URL`. See ``DownloadedFile`` for what
     /// happens to the file on failure.
     public var downloadDestination: URL?
+    /// When and how often this request is sent again after a failure; `nil` (the default) uses
+    /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
+    /// retrying off for this request.
+    public var retryPolicy: RetryPolicy?
+    /// Which attempt this is, from 1; the retry stage counts it up.
+    public internal(set) var attempt = 1
+    /// How many attempts there can be at most; 1 unless the retry stage runs.
+    public internal(set) var attemptCount = 1
 
     /// Creates a request description.
     public init(
@@ -56,7 +64,8 @@ public struct ServerRequest: Sendable {
         cachePolicy: CachePolicy = .serverOnly,
         requestId: String? = nil,
         requiresAuthorization: Bool = true,
-        downloadDestination: URL? = nil
+        downloadDestination: URL? = nil,
+        retryPolicy: RetryPolicy? = nil
     ) {
         self.method = method
         self.baseUrl = baseUrl
@@ -68,5 +77,6 @@ public struct ServerRequest: Sendable {
         self.requestId = requestId
         self.requiresAuthorization = requiresAuthorization
         self.downloadDestination = downloadDestination
+        self.retryPolicy = retryPolicy
     }
 }

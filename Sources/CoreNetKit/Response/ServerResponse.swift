@@ -38,6 +38,9 @@ public struct ServerResponse: Sendable {
     /// The decoder of the configuration the pipeline ran with, so the default mapping does not
     /// read the (lock-protected) configuration a second time.
     var decoder: JSONDecoder?
+    /// Set by the cache stage on a response it may store; the pipeline stores it after a
+    /// successful mapping.
+    var cacheStore: CacheStore?
 
     /// Creates a response.
     public init(

@@ -24,14 +24,17 @@ import FoundationNetworking
 /// the wait at once with `CancellationError`.
 public struct StubTransport: Transport {
     private let latency: Duration
+    private let clock: any NetworkClock
     private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
 
     /// Creates a stub that answers every request with `respond`, after `latency`.
     public init(
         latency: Duration = .zero,
+        clock: any NetworkClock = SystemClock(),
         _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
     ) {
         self.latency = latency
+        self.clock = clock
         self.respond = respond
     }
 
@@ -58,7 +61,7 @@ public struct StubTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if latency > .zero {
-            try await Task.sleep(for: latency)
+            try await clock.pause(for: latency)
         }
         try Task.checkCancellation()
         return try await respond(request)

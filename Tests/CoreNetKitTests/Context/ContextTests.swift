@@ -127,7 +127,7 @@ import Testing
     @Test func flatMapChainsASecondContextAndCancelsTheRunningStage() async throws {
         let login = HandleRequestContext<String>(queue: queue)
         let profile = HandleRequestContext<Int>(queue: queue)
-        let chained = login.flatMap { token -> HandleRequestContext<Int> in
+        let chained = login.flatMap { token -> RequestContext<Int> in
             #expect(token == "token-1")
             return profile
         }

@@ -29,7 +29,7 @@ final class EventLog<Model: Sendable>: Sendable {
 
     /// Attaches handlers for every event to `context`; `queue`, when given, is checked as the
     /// one handlers must run on.
-    init(_ context: HandleRequestContext<Model>, expectQueue queue: DispatchQueue? = nil) {
+    init(_ context: RequestContext<Model>, expectQueue queue: DispatchQueue? = nil) {
         if let queue {
             let key = DispatchSpecificKey<String>()
             queue.setSpecific(key: key, value: "expected")

@@ -79,7 +79,7 @@ final class TransferLog: Sendable {
     private let wrongQueue = Locked(0)
 
     /// Attaches progress and terminal handlers to `context`; they must run on its queue.
-    init<Model: Sendable>(_ context: HandleRequestContext<Model>) {
+    init<Model: Sendable>(_ context: RequestContext<Model>) {
         context.queue.setSpecific(key: queueKey, value: true)
         context
             .onUploadProgress { [self] progress in

@@ -23,13 +23,19 @@ final class RequestTransfer: Sendable {
 
     private struct State {
         var sink: Sink?
-        var upload = ProgressThrottle<ContinuousClock.Instant>()
-        var download = ProgressThrottle<ContinuousClock.Instant>()
+        var upload = ProgressThrottle<WallInstant>()
+        var download = ProgressThrottle<WallInstant>()
         var placedDownload: URL?
         var ended = false
     }
 
     private let state = Locked(State())
+    /// Where progress throttling reads the time.
+    private let clock: any NetworkClock
+
+    init(clock: any NetworkClock) {
+        self.clock = clock
+    }
     /// The request's scratch files; the encoder creates streamed bodies here.
     let temporaryFiles = TemporaryFiles()
 
@@ -67,7 +73,7 @@ final class RequestTransfer: Sendable {
     }
 
     private func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
-        let now = ContinuousClock.now
+        let now = WallInstant(clock.currentDate)
         let (progress, sink): (TransferProgress?, Sink?) = state.withLock { state in
             guard !state.ended, state.sink != nil else { return (nil, nil) }
             switch direction {

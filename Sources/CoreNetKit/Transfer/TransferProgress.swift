@@ -8,7 +8,7 @@
 
 /// How far the body of a request or of its response has travelled.
 ///
-/// ``HandleRequestContext/onUploadProgress(_:)`` and ``HandleRequestContext/onDownloadProgress(_:)``
+/// ``RequestContext/onUploadProgress(_:)`` and ``RequestContext/onDownloadProgress(_:)``
 /// deliver it. Successive values for one handler never go down, and a successful request ends
 /// with ``fraction`` `1.0`.
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {

@@ -6,6 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// Decides which raw progress callbacks are worth delivering: pure state, the time passed in.
 ///
 /// A value passes when it moves forward (more bytes and no lower fraction than the last one
@@ -46,4 +48,16 @@ struct ProgressThrottle<Instant: InstantProtocol> where Instant.Duration == Swif
         last = progress
         return progress
     }
+}
+
+/// A wall-clock reading as an instant, so progress is throttled on the configuration's clock.
+struct WallInstant: InstantProtocol {
+    let seconds: Double
+
+    init(_ date: Date) { seconds = date.timeIntervalSinceReferenceDate }
+    private init(seconds: Double) { self.seconds = seconds }
+
+    func advanced(by duration: Duration) -> WallInstant { WallInstant(seconds: seconds + duration.timeInterval) }
+    func duration(to other: WallInstant) -> Duration { .milliseconds(Int64((other.seconds - seconds) * 1000)) }
+    static func < (lhs: WallInstant, rhs: WallInstant) -> Bool { lhs.seconds < rhs.seconds }
 }

@@ -6,13 +6,13 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Fans the result of one network call out to every context that joined it.
+/// The producer side of ``ActiveRequestContext``s: fans the progress, cached answer and outcome
+/// of one network call out to every context that joined it.
 final class RequestBroadcast<Model: Sendable>: PoolMember {
     private struct State {
         var contexts: [ActiveRequestContext<Model>] = []
         var finished = false
         var cached: Model?
-        var fromCache = false
         var task: Task<Void, Never>?
     }
 
@@ -68,31 +68,23 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         for context in contexts { context.emitCache(data: model) }
     }
 
-    /// Marks the coming success as read from the cache instead of the server.
-    func markFromCache() {
-        state.withLock { $0.fromCache = true }
-    }
-
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         let contexts = state.withLock { $0.finished ? [] : $0.contexts }
         for context in contexts { context.emitProgress(progress, for: direction) }
     }
 
-    func finish(_ result: Result<Model, any Error>) {
+    /// Delivers the pipeline's outcome to every context still joined; the call leaves the pool
+    /// first, so a request started from a handler does not join this finished one.
+    func finish(_ result: ResponseResult<Model>) {
         pool.remove(id: id, member: self)
-        let (contexts, fromCache): ([ActiveRequestContext<Model>], Bool) = state.withLock { state in
-            guard !state.finished else { return ([], false) }
+        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
+            guard !state.finished else { return [] }
             state.finished = true
             state.task = nil
             defer { state.contexts = [] }
-            return (state.contexts, state.fromCache)
+            return state.contexts
         }
-        for context in contexts {
-            switch result {
-            case .success(let model): context.emit(data: model, fromCache: fromCache)
-            case .failure(let error): context.emit(error: error)
-            }
-        }
+        for context in contexts { context.deliver(result) }
     }
 
     func cancelAll() {

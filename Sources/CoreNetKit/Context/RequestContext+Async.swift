@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Bridges contexts to async/await.
-extension HandleRequestContext {
+extension RequestContext {
     /// The terminal result, awaited.
     ///
     /// Cancelling the awaiting Task cancels the context (and so the request).
@@ -27,7 +27,7 @@ extension HandleRequestContext {
     }
 
     func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
-        let waiter = OutcomeWaiter<Model>()
+        let waiter = OneShot<Model>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Model, any Error>) in
                 waiter.set(continuation)
@@ -42,42 +42,5 @@ extension HandleRequestContext {
         } onCancel: {
             if cancelOnTaskCancel { self.cancel() } else { waiter.resume(.failure(BaseServerError.cancelled)) }
         }
-    }
-}
-
-/// Resumes a continuation exactly once, whichever comes first: the outcome or a cancellation
-/// that arrived before the continuation existed.
-final class OutcomeWaiter<Model: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Model, any Error>?
-        var early: Result<Model, any Error>?
-        var done = false
-    }
-    private let state = Locked(State())
-
-    func set(_ continuation: CheckedContinuation<Model, any Error>) {
-        let early: Result<Model, any Error>? = state.withLock { state in
-            if let early = state.early {
-                state.early = nil
-                return early
-            }
-            state.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func resume(_ result: Result<Model, any Error>) {
-        let continuation: CheckedContinuation<Model, any Error>? = state.withLock { state in
-            guard !state.done else { return nil }
-            state.done = true
-            if let continuation = state.continuation {
-                state.continuation = nil
-                return continuation
-            }
-            state.early = result
-            return nil
-        }
-        continuation?.resume(with: result)
     }
 }

@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Chaining one result into the next.
-extension HandleRequestContext {
+extension RequestContext {
     /// A context that delivers `transform` applied to this context's result.
     ///
     /// Errors pass through unchanged; an error thrown by `transform` becomes the new context's
@@ -41,7 +41,7 @@ extension HandleRequestContext {
     /// context then delivers the second context's terminal event. An error of either ends it.
     /// Cancelling the new context cancels whichever stage is running.
     public func flatMap<T: Sendable>(
-        _ transform: @escaping @Sendable (Model) -> HandleRequestContext<T>
+        _ transform: @escaping @Sendable (Model) -> RequestContext<T>
     ) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }

@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Upload and download progress.
-extension HandleRequestContext {
+extension RequestContext {
     /// Adds a handler for the progress of the request body going out.
     ///
     /// Runs on the callback queue, any number of times until the terminal event and never after
@@ -89,7 +89,7 @@ extension HandleRequestContext {
 /// Upload and download progress of the source context.
 extension PassiveRequestContext {
     /// Adds a handler for the upload progress of the source context; see
-    /// ``HandleRequestContext/onUploadProgress(_:)`` for when it runs (on the source's callback
+    /// ``RequestContext/onUploadProgress(_:)`` for when it runs (on the source's callback
     /// queue, until its terminal event).
     @discardableResult
     public func onUploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
@@ -98,7 +98,7 @@ extension PassiveRequestContext {
     }
 
     /// Adds a handler for the download progress of the source context; see
-    /// ``HandleRequestContext/onDownloadProgress(_:)`` for when it runs (on the source's callback
+    /// ``RequestContext/onDownloadProgress(_:)`` for when it runs (on the source's callback
     /// queue, until its terminal event).
     @discardableResult
     public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {

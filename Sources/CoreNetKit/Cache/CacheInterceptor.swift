@@ -1,0 +1,111 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The stage of the cache: it answers from the configuration's CacheAdapter as each
+/// request's CachePolicy says, makes requests conditional, and marks answers for storing.
+///
+/// On the way in it reads the entry for the request (its method, URL and `Vary` headers):
+/// CachePolicy/cacheOnly answers from it and never goes further;
+/// CachePolicy/firstCacheThenRefreshFromServer hands it to the contexts' `onCacheSuccess`
+/// at once and goes on; with an entry, `If-None-Match`/`If-Modified-Since` are added. On the
+/// way out, a `304` becomes the stored answer (confirmed, so not "from the cache"), and under
+/// CachePolicy/serverIfFailReadFromCache a `5xx` or a failure to reach the server (also a
+/// token refresh that could not reach it) becomes the stored answer marked as from the cache. A
+/// successful answer is stored once the request's mapping has read it.
+///
+/// It runs before the token stage, so an answer from the cache never waits for a token refresh.
+/// Only `GET` and `HEAD` are cached; without an adapter the stage only passes requests on
+/// (and `cacheOnly` fails with `cacheMiss`).
+public struct CacheInterceptor: Interceptor {
+    /// Creates the stage; it reads NetworkConfiguration/cacheAdapter of the request's
+    /// configuration.
+    public init() {}
+
+    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let exchange = next.exchange
+        let configuration = exchange.configuration
+        let policy = request.cachePolicy
+        guard let adapter = configuration.cacheAdapter, request.method.isCacheable else {
+            guard policy == .cacheOnly else { return try await next.proceed(request) }
+            let reason =
+                configuration.cacheAdapter == nil ? "no cache adapter is configured" : "only GET and HEAD are cached"
+            throw BaseServerError(code: .cacheMiss, message: reason)
+        }
+        let store = CacheStore(
+            adapter: adapter, method: request.method,
+            url: try RequestEncoder.url(of: request, encoder: configuration.encoder),
+            requestHeaders: request.headers)
+        if policy == .serverOnly {
+            var response = try await next.proceed(request)
+            response.cacheStore = store
+            return response
+        }
+        let entry = await store.lookup()
+        if policy == .cacheOnly {
+            guard let entry else {
+                throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(store.key.description)")
+            }
+            return entry.serverResponse(for: store.urlRequest, fromCache: true)
+        }
+        if let entry, policy == .firstCacheThenRefreshFromServer, exchange.wantsCachedResponse {
+            await exchange.deliverCached(entry.serverResponse(for: store.urlRequest, fromCache: true))
+        }
+        var sent = request
+        let conditional = entry.map { Self.addConditionalHeaders(from: $0, to: &sent.headers) } ?? false
+        let response: ServerResponse
+        do {
+            response = try await next.proceed(sent)
+        } catch let error as BaseServerError where policy == .serverIfFailReadFromCache && error.meansUnreachable {
+            guard let entry else { throw error }
+            return entry.serverResponse(for: store.urlRequest, fromCache: true)
+        }
+        if let entry, response.statusCode == 304, conditional {
+            let clock = configuration.clock
+            var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
+                .serverResponse(for: response.request, fromCache: false, duration: response.duration)
+            revalidated.cacheStore = store
+            return revalidated
+        }
+        if let entry, (500..<600).contains(response.statusCode), policy == .serverIfFailReadFromCache {
+            return entry.serverResponse(for: response.request, fromCache: true, duration: response.duration)
+        }
+        var stored = response
+        stored.cacheStore = store
+        return stored
+    }
+
+    /// Adds `If-None-Match` / `If-Modified-Since` from `entry` unless the request sets its own
+    /// conditions; returns whether it added any.
+    private static func addConditionalHeaders(from entry: CachedResponse, to headers: inout [String: String]) -> Bool {
+        let names = headers.keys.map { $0.lowercased() }
+        guard !names.contains("if-none-match"), !names.contains("if-modified-since") else { return false }
+        let eTag = entry.headers["ETag"]
+        let lastModified = entry.headers["Last-Modified"]
+        if let eTag { headers["If-None-Match"] = eTag }
+        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        return eTag != nil || lastModified != nil
+    }
+}
+
+extension BaseServerError {
+    /// Whether the error means the server could not be reached: no connection, connection
+    /// refused or lost, a timeout — also as the cause of a failed token refresh.
+    var meansUnreachable: Bool {
+        let unreachable: Set<Code> = [.noInternetConnection, .cannotConnect, .connectionLost, .timeout]
+        if unreachable.contains(code) { return true }
+        if code == .tokenRefreshFailed, let cause = underlyingError {
+            return TransportErrorMapper.map(cause).meansUnreachable
+        }
+        return false
+    }
+}

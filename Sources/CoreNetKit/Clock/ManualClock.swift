@@ -1,0 +1,135 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A clock that moves only when told to: for tests of time-dependent behaviour without waiting.
+///
+/// Put it into NetworkConfiguration/clock (and the token manager's options), start the work,
+/// wait until it sleeps with waitForSleepers(_:), then advance(by:): every sleeper whose
+/// deadline has come resumes, in deadline order.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// var configuration = NetworkConfiguration()
+/// configuration.clock = clock
+/// clock.advance(by: .seconds(61))   // a 60-second cache entry is now stale
+/// ```
+///
+/// Every method is thread-safe. A cancelled sleeper leaves at once with `CancellationError`.
+public final class ManualClock: NetworkClock {
+    /// A point in the manual clock's time: how far it was advanced from its start.
+    public struct Instant: InstantProtocol, Hashable, Sendable {
+        /// The time since the clock's start.
+        public var offset: Swift.Duration
+
+        /// Creates an instant `offset` after the clock's start.
+        public init(offset: Swift.Duration) { self.offset = offset }
+
+        public func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let id: Int
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var offset: Swift.Duration = .zero
+        var sleepers: [Sleeper] = []
+        var nextId = 0
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+            let count = sleepers.count
+            let ready = watchers.filter { $0.count <= count }.map(\.continuation)
+            watchers.removeAll { $0.count <= count }
+            return ready
+        }
+    }
+
+    private let state = Locked(State())
+    /// The wall-clock time at the clock's start.
+    public let startDate: Date
+
+    /// Creates a clock that stands at `startDate` (by default 2026-01-01 00:00:00 UTC).
+    public init(startDate: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        self.startDate = startDate
+    }
+
+    /// The clock's time now.
+    public var now: Instant { Instant(offset: state.withLock { $0.offset }) }
+    /// The smallest step: a nanosecond.
+    public var minimumResolution: Swift.Duration { .nanoseconds(1) }
+    /// `startDate` plus how far the clock was advanced.
+    public var currentDate: Date {
+        startDate.addingTimeInterval(state.withLock { $0.offset }.timeInterval)
+    }
+    /// How many Tasks sleep on the clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until the clock has been advanced to `deadline`; returns at once if it already
+    /// has.
+    ///
+    /// - Throws: `CancellationError` when the calling Task is cancelled first.
+    public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+        let id = state.withLock { state -> Int in
+            state.nextId += 1
+            return state.nextId
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resumeNow, watchers): (Bool?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                    if Task.isCancelled { return (false, []) }
+                    if deadline.offset <= state.offset { return (true, []) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return (nil, state.takeSatisfiedWatchers())
+                }
+                for watcher in watchers { watcher.resume() }
+                switch resumeNow {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward by `duration` and resumes every sleeper whose deadline has come.
+    public func advance(by duration: Swift.Duration) {
+        let due: [Sleeper] = state.withLock { state in
+            state.offset += max(duration, .zero)
+            let offset = state.offset
+            let due = state.sleepers.filter { $0.deadline.offset <= offset }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline.offset <= offset }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` Tasks sleep on the clock (at once if they already do).
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The time source of CoreNetKit: every place the library reads the time or waits asks the
+/// clock of its configuration.
+///
+/// The cache dates its entries with currentDate, the token manager measures refresh windows
+/// and timeouts with it, progress is throttled by it, and back-off and stub latency sleep on it.
+/// SystemClock is the default; tests put a ManualClock into the configuration and
+/// advance it instead of waiting.
+///
+/// It is a Swift `Clock` whose `Duration` is `Swift.Duration`, plus the wall-clock time HTTP
+/// dates need.
+public protocol NetworkClock: Clock, Sendable where Duration == Swift.Duration {
+    /// The wall-clock time now, for HTTP dates, cache ages and token expiry.
+    var currentDate: Date { get }
+}
+
+extension NetworkClock {
+    /// Suspends for `duration` of this clock's time.
+    ///
+    /// - Throws: `CancellationError` when the calling Task is cancelled first.
+    func pause(for duration: Swift.Duration) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: nil)
+    }
+}
+
+/// The real time: `ContinuousClock` for waiting, `Date()` for the wall clock.
+public struct SystemClock: NetworkClock {
+    /// Creates the system clock.
+    public init() {}
+
+    /// The monotonic time now.
+    public var now: ContinuousClock.Instant { ContinuousClock.now }
+    /// The smallest step the clock measures.
+    public var minimumResolution: Swift.Duration { ContinuousClock().minimumResolution }
+    /// The wall-clock time now.
+    public var currentDate: Date { Date() }
+
+    /// Suspends until `deadline`.
+    ///
+    /// - Throws: `CancellationError` when the calling Task is cancelled first.
+    public func sleep(until deadline: ContinuousClock.Instant, tolerance: Swift.Duration? = nil) async throws {
+        try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `Date` arithmetic uses them.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

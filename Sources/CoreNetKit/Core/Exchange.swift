@@ -1,0 +1,97 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the stages of one request share besides the request value: its id, its configuration,
+/// its transfer (progress, scratch files, download) and where a cached answer goes. The last
+/// stage of every chain, `send(_:)`, encodes the request and hands it to the transport.
+///
+/// One per request; stages reach it only through the InterceptorChain they are given.
+final class Exchange: Sendable {
+    let configuration: NetworkConfiguration
+    let interceptors: [any Interceptor]
+    let requestId: String
+    /// `nil` when nobody can see progress and the request has no file to stream or download:
+    /// then the request needs no transfer bookkeeping at all.
+    let transfer: RequestTransfer?
+    /// Receives a response read from the cache before the server answers
+    /// (`firstCacheThenRefreshFromServer`); `nil` when no context listens.
+    private let cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
+
+    init(
+        configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
+        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
+    ) {
+        self.configuration = configuration
+        self.interceptors = configuration.interceptors
+        self.requestId = requestId
+        self.transfer = transfer
+        self.cachedResponseSink = cachedResponseSink
+    }
+
+    /// Whether anyone receives a cached response before the server's.
+    var wantsCachedResponse: Bool { cachedResponseSink != nil }
+
+    /// Hands a response read from the cache to the request's contexts, before the server's.
+    func deliverCached(_ response: ServerResponse) async {
+        await cachedResponseSink?(response)
+    }
+
+    /// The end of every chain: encodes `request`, sends it through the transport, maps the
+    /// transport's failure once and logs both ways.
+    func send(_ request: ServerRequest) async throws -> ServerResponse {
+        if Task.isCancelled { throw BaseServerError.cancelled }
+        let transportRequest = try await encode(request)
+        let urlRequest = transportRequest.urlRequest
+        let logger = configuration.logger
+        if let logger {
+            logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
+        }
+        let start = ContinuousClock.now
+        do {
+            let raw: TransportResponse
+            var file: URL?
+            if let transfer {
+                (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
+            } else {
+                raw = try await configuration.transport.send(transportRequest)
+            }
+            let response = ServerResponse(
+                statusCode: raw.statusCode, headers: raw.headers, data: raw.body, request: urlRequest, url: raw.url,
+                duration: ContinuousClock.now - start, downloadedFileURL: file)
+            if let logger {
+                logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
+            }
+            return response
+        } catch {
+            let mapped = TransportErrorMapper.map(error)
+            if let logger {
+                let entry = NetworkLogEntry.failure(
+                    urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId)
+                logger.log(entry)
+            }
+            throw mapped
+        }
+    }
+
+    private func encode(_ request: ServerRequest) async throws -> TransportRequest {
+        let encoder = configuration.encoder
+        let timeout = configuration.timeout
+        guard let transfer else {
+            return try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout)
+        }
+        let files = transfer.temporaryFiles
+        return try await transfer.encode(request) { request in
+            try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout, temporaryFiles: files)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// One stage of the path every request travels: it sees the request on the way in and the
+/// response (or the error) on the way out.
+///
+/// The stages are an ordered list, NetworkConfiguration/interceptors. Each one receives the
+/// request and the rest of the chain, and calls InterceptorChain/proceed(_:) to go on — once,
+/// several times (a retry, a replay after a token refresh) or not at all (an answer from the
+/// cache, a canned response). A stage holds no reference to the request's context or to the
+/// pipeline: what it may change is what its signature shows.
+///
+/// ```swift
+/// struct SigningInterceptor: Interceptor {
+///     let key: String
+///     func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+///         var signed = request
+///         signed.headers["X-Signature"] = sign(request, with: key)
+///         return try await next.proceed(signed)
+///     }
+/// }
+///
+/// NetworkConfiguration.default.interceptors.append(SigningInterceptor(key: secret))
+/// ```
+///
+/// The standard list (NetworkConfiguration/standardInterceptors) is, from the outside in:
+/// ResponseValidationInterceptor, RetryInterceptor, PreparatorInterceptor,
+/// CacheInterceptor, AccessTokenInterceptor; then the transport. An interceptor appended
+/// to the list runs last, right before the transport, once per attempt, with the access token
+/// already in the request.
+public protocol Interceptor: Sendable {
+    /// Handles `request`: usually changes it, calls `next.proceed(_:)` and looks at or changes
+    /// the response.
+    ///
+    /// Runs on the Task of the request; cancelling the request cancels that Task, so a stage
+    /// that waits should wait cancellably.
+    ///
+    /// - Parameters:
+    ///   - request: the request as the stages before this one left it.
+    ///   - next: the rest of the chain, ending in the transport.
+    /// - Returns: the response to hand back to the stages before this one.
+    /// - Throws: an error that ends the request (unless a stage before this one handles it).
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse
+}
+
+/// The rest of the chain after one Interceptor: calling proceed(_:) runs the next stage,
+/// and after the last one the transport.
+public struct InterceptorChain: Sendable {
+    let exchange: Exchange
+    let index: Int
+
+    /// The id of the request in the TaskPool.
+    public var requestId: String { exchange.requestId }
+    /// The configuration the request runs with.
+    public var configuration: NetworkConfiguration { exchange.configuration }
+
+    /// Runs the rest of the chain for `request` and returns its response.
+    ///
+    /// May be called more than once (each call goes through every later stage again); a call
+    /// after the request was cancelled throws `cancelled`.
+    ///
+    /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
+    public func proceed(_ request: ServerRequest) async throws -> ServerResponse {
+        let interceptors = exchange.interceptors
+        guard index < interceptors.count else {
+            return try await exchange.send(request)
+        }
+        return try await interceptors[index].intercept(
+            request, next: InterceptorChain(exchange: exchange, index: index + 1))
+    }
+}

@@ -1,0 +1,39 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+/// The stage that decides success: it runs the configuration's ResponseValidators on the
+/// response the rest of the chain returned and, when one rejects it, turns the rejection into the
+/// app's error through the ErrorMapperAdapters (the first that recognises it wins).
+///
+/// It is the outermost standard stage, so it judges the response every other stage agreed on:
+/// a `304` the cache turned into the stored answer, the answer to a replay after a token
+/// refresh, the last attempt of a retry.
+public struct ResponseValidationInterceptor: Interceptor {
+    /// Creates the stage; it reads NetworkConfiguration/validators and
+    /// NetworkConfiguration/errorMappers of the request's configuration.
+    public init() {}
+
+    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let response = try await next.proceed(request)
+        try Self.validate(response, configuration: next.exchange.configuration)
+        return response
+    }
+
+    /// Runs the validators; a rejection goes through the error mappers first.
+    static func validate(_ response: ServerResponse, configuration: NetworkConfiguration) throws {
+        for validator in configuration.validators {
+            do {
+                try validator.validate(response)
+            } catch {
+                for mapper in configuration.errorMappers {
+                    if let mapped = mapper.map(response, validationError: error) { throw mapped }
+                }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// The retry stage: it sends a request through the rest of the chain again when the request's
+/// RetryPolicy (or the configuration's) says so, waiting between attempts on the
+/// configuration's clock.
+///
+/// Every attempt goes through every later stage again: the cache is read again, the access
+/// token stage adds the current token (and refreshes after a `401` as usual), interceptors
+/// appended to the configuration run again, and the body is encoded and sent from its start
+/// (a streamed file body is opened anew). The attempt number is in ServerRequest/attempt.
+/// Cancelling the request during a wait ends the wait at once.
+public struct RetryInterceptor: Interceptor {
+    /// Creates the stage; it reads ServerRequest/retryPolicy, or else
+    /// NetworkConfiguration/retryPolicy.
+    public init() {}
+
+    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let configuration = next.exchange.configuration
+        guard let policy = request.retryPolicy ?? configuration.retryPolicy, policy.maximumAttempts > 1,
+            policy.mayRetry(request)
+        else { return try await next.proceed(request) }
+        var attempt = request
+        attempt.attemptCount = policy.maximumAttempts
+        var number = 1
+        while true {
+            attempt.attempt = number
+            let delay: Duration
+            let reason: String
+            do {
+                let response = try await next.proceed(attempt)
+                guard policy.retryableStatuses.contains(response.statusCode), number < policy.maximumAttempts else {
+                    if !policy.retryableStatuses.contains(response.statusCode) { policy.budget?.deposit() }
+                    return response
+                }
+                guard policy.budget?.withdraw() ?? true else { return response }
+                let asked = policy.retryAfter(response.headers["Retry-After"], now: configuration.clock.currentDate)
+                delay = asked ?? policy.backoff(after: number)
+                reason = "status \(response.statusCode)"
+            } catch let error as BaseServerError where policy.retryableErrors.contains(error.code) {
+                guard number < policy.maximumAttempts, policy.budget?.withdraw() ?? true else { throw error }
+                delay = policy.backoff(after: number)
+                reason = error.code.description
+            }
+            configuration.logger?.log(
+                NetworkLogEntry.retry(
+                    id: next.requestId, method: request.method.rawValue, attempt: number + 1,
+                    of: policy.maximumAttempts, delay: delay, reason: reason))
+            do {
+                try await configuration.clock.pause(for: delay)
+            } catch {
+                throw BaseServerError.cancelled
+            }
+            number += 1
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// When and how often a failed request is sent again: which methods, statuses and failures,
+/// how many attempts, and how long to wait between them.
+///
+/// Retrying is off until a policy is set, in the configuration for every request or on one
+/// request:
+///
+/// ```swift
+/// NetworkConfiguration.default.retryPolicy = RetryPolicy()          // the defaults below
+/// ServerRequest(method: .get, baseUrl: api, relativeUrl: "/feed", retryPolicy: .never)
+/// ```
+///
+/// By default only idempotent methods (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`) are
+/// retried, on `408`, `429`, `500`, `502`, `503`, `504` and on failures that mean the request
+/// may not have reached the server (cannot connect, connection lost, timeout), at most 3 attempts
+/// in all. A `POST` or `PATCH` is retried only when it carries an `Idempotency-Key` header or the
+/// policy says retriesNonIdempotentRequests. A `401` is never the retry stage's: the access
+/// token stage refreshes and replays it.
+///
+/// The wait before attempt *n + 1* is exponential back-off with full jitter — a random time
+/// between zero and `min(maximumDelay, baseDelay × 2ⁿ⁻¹)` — unless the response says
+/// `Retry-After` (seconds or an HTTP date), which wins, capped at maximumRetryAfter.
+public struct RetryPolicy: Sendable {
+    /// How many times a request is sent at most, the first time included; `1` never retries.
+    public var maximumAttempts: Int
+    /// The back-off's base: the longest wait before the second attempt.
+    public var baseDelay: Duration
+    /// The longest computed wait.
+    public var maximumDelay: Duration
+    /// The longest wait a `Retry-After` header can ask for; a longer one is cut to this.
+    public var maximumRetryAfter: Duration
+    /// The statuses that are retried.
+    public var retryableStatuses: Set<Int>
+    /// The failures that are retried.
+    public var retryableErrors: Set<BaseServerError.Code>
+    /// The methods retried without further proof that it is safe.
+    public var idempotentMethods: Set<HTTPMethod>
+    /// Whether `POST`, `PATCH` and other non-idempotent requests are retried too; `false` by
+    /// default (they are then retried only with an `Idempotency-Key` header).
+    public var retriesNonIdempotentRequests: Bool
+    /// Shared by the requests that use this policy, so a server that is down does not get every
+    /// request several times; `nil` (the default) limits nothing.
+    public var budget: RetryBudget?
+    /// Where the back-off's jitter comes from: returns a number in `0..<1`. Random by default;
+    /// return a constant for predictable waits (`{ 1 }` waits the full back-off).
+    public var jitter: @Sendable () -> Double
+
+    /// Creates a policy; every argument has the default described on its property.
+    public init(
+        maximumAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        maximumDelay: Duration = .seconds(30),
+        maximumRetryAfter: Duration = .seconds(60),
+        retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableErrors: Set<BaseServerError.Code> = [.cannotConnect, .connectionLost, .timeout],
+        idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options],
+        retriesNonIdempotentRequests: Bool = false,
+        budget: RetryBudget? = nil,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumRetryAfter = maximumRetryAfter
+        self.retryableStatuses = retryableStatuses
+        self.retryableErrors = retryableErrors
+        self.idempotentMethods = idempotentMethods
+        self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
+        self.budget = budget
+        self.jitter = jitter
+    }
+
+    /// A policy that never retries: for one request when the configuration retries.
+    public static var never: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
+
+    /// Whether `request` may be sent more than once.
+    func mayRetry(_ request: ServerRequest) -> Bool {
+        if retriesNonIdempotentRequests || idempotentMethods.contains(request.method) { return true }
+        return request.headers.keys.contains { $0.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }
+    }
+
+    /// The computed wait before attempt `attempt + 1`, after `attempt` attempts failed.
+    func backoff(after attempt: Int) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let ceiling = min(maximumDelay, baseDelay * (1 << exponent))
+        let fraction = min(max(jitter(), 0), 1)
+        return ceiling * fraction
+    }
+
+    /// The wait a `Retry-After` value asks for at `now`, capped; `nil` when there is none or
+    /// it cannot be read.
+    func retryAfter(_ value: String?, now: Date) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        let wait: Duration
+        if let seconds = Int(value) {
+            wait = .seconds(max(seconds, 0))
+        } else if let date = HTTPDate.parse(value) {
+            wait = .milliseconds(Int64(max(date.timeIntervalSince(now), 0) * 1000))
+        } else {
+            return nil
+        }
+        return min(wait, maximumRetryAfter)
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7): the IMF-fixdate form, and the obsolete RFC 850 and asctime
+/// forms.
+enum HTTPDate {
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    static func parse(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = formats[0]
+        return formatter.string(from: date)
+    }
+}
