@@ -57,6 +57,22 @@ public struct ServerResponse: Sendable {
         self.downloadedFileURL = downloadedFileURL
     }
 
+    /// Creates a response to `request` that no transport produced: what an ``Interceptor``
+    /// that answers by itself (a mock, a canned reply) returns.
+    ///
+    /// ```swift
+    /// return ServerResponse(statusCode: 200, data: Data(#"{"id": 1}"#.utf8), for: request)
+    /// ```
+    public init(statusCode: Int, headers: HTTPHeaders = [:], data: Data = Data(), for request: ServerRequest) {
+        let url =
+            (try? RequestEncoder.url(of: request, encoder: JSONEncoder()))
+            ?? request.baseUrl
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.allHTTPHeaderFields = request.headers
+        self.init(statusCode: statusCode, headers: headers, data: data, request: urlRequest)
+    }
+
     /// The body parsed as JSON; parsed once and remembered.
     ///
     /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping``

@@ -24,6 +24,7 @@ final class EventLog<Model: Sendable>: Sendable {
 
     private let events = Locked<[Event]>([])
     private let terminal = Once<Event>()
+    private let cachedModel = Once<Model>()
     private let queueKey: DispatchSpecificKey<String>?
     private let wrongQueue = Locked(0)
 
@@ -38,7 +39,10 @@ final class EventLog<Model: Sendable>: Sendable {
             queueKey = nil
         }
         context
-            .onCacheSuccess { [self] in record(.cache($0)) }
+            .onCacheSuccess { [self] in
+                record(.cache($0))
+                cachedModel.fire($0)
+            }
             .onSuccess { [self] in
                 record(.success($0))
                 terminal.fire(.success($0))
@@ -79,6 +83,11 @@ final class EventLog<Model: Sendable>: Sendable {
     /// Awaits the terminal event (bounded).
     func waitForTerminal(_ seconds: Double = 30) async throws -> Event {
         try await withTimeout(seconds, "a terminal event") { await self.terminal.value }
+    }
+
+    /// Awaits the cached model (bounded).
+    func cached(_ seconds: Double = 30) async throws -> Model {
+        try await withTimeout(seconds, "the cached model") { await self.cachedModel.value }
     }
 
     /// Awaits success and returns the model; fails the test's expectation otherwise.
