@@ -94,11 +94,20 @@ import Testing
 
     @Test func refreshHangingPastItsTimeoutFailsTheWaitingRequestsWithoutEndingTheSession() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(server: server, options: { $0.refreshTimeout = .milliseconds(200) })
+            let clock = ManualClock()
+            let auth = AuthFixture(
+                server: server,
+                options: {
+                    $0.refreshTimeout = .seconds(30)
+                    $0.clock = clock
+                })
             server.auth.expireAccessToken()
             server.auth.holdRefresh = true
-
             let logs = (1...3).map { EventLog(auth.protected("hung-\($0)")) }
+            try await auth.waitUntilWaiting(3)
+            try await withTimeout(30, "the refresh timer") { await clock.waitForSleepers(1) }
+
+            clock.advance(by: .seconds(31))
 
             for log in logs {
                 let error = try #require(try await log.failure() as? BaseServerError)
