@@ -13,6 +13,6 @@ extension NetworkLogEntry {
     {
         NetworkLogEntry(
             kind: .retry, requestId: id, method: method, url: "", statusCode: nil, duration: delay, bytes: nil,
-            headers: [], body: nil, error: reason, curl: nil, attempt: (attempt, total))
+            headers: [], body: nil, error: reason, curl: nil, attempt: attempt, attemptCount: total)
     }
 }

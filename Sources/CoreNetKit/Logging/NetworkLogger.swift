@@ -52,8 +52,10 @@ public struct NetworkLogEntry: Sendable {
     public var error: String?
     /// The request as a `curl` command line, credentials redacted (requests only).
     public var curl: String?
-    /// For a retry: the attempt about to be made and the most there will be.
-    public var attempt: (number: Int, of: Int)?
+    /// For a retry: the number of the attempt about to be made, from 2.
+    public var attempt: Int?
+    /// For a retry: the most attempts there will be.
+    public var attemptCount: Int?
 
     /// The entry as one line, for example
     /// `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
@@ -67,7 +69,7 @@ public struct NetworkLogEntry: Sendable {
         case .failure:
             return "✕ \(method) \(url) (\(LogFormat.milliseconds(duration))): \(error ?? "failed") [\(requestId)]"
         case .retry:
-            let attempt = attempt.map { "attempt \($0.number) of \($0.of)" } ?? "another attempt"
+            let attempt = attempt.map { "attempt \($0) of \(attemptCount ?? $0)" } ?? "another attempt"
             return
                 "↻ \(method) \(attempt) in \(LogFormat.milliseconds(duration)) after \(error ?? "a failure") [\(requestId)]"
         }

@@ -9,8 +9,8 @@
 /// little more traffic than usual instead of every request several times.
 ///
 /// It works like gRPC's retry throttling: the budget starts full with `maximumTokens`; every
-/// retry that is asked for costs one token, every answer that needs no retry gives back
-/// `tokenRatio`; retries are allowed only while more than half of the tokens are left. Share one
+/// attempt that fails in a retryable way costs one token, every answer that needs no retry gives
+/// back `tokenRatio`; a retry is allowed only while more than half of the tokens are left. Share one
 /// instance between the policies of the requests that go to the same server.
 public final class RetryBudget: Sendable {
     private let tokens: Locked<Double>
@@ -33,8 +33,8 @@ public final class RetryBudget: Sendable {
     /// The tokens left now.
     public var available: Double { tokens.withLock { $0 } }
 
-    /// Takes one token for a retry; `false` when the budget allows no retry now.
-    func withdraw() -> Bool {
+    /// Takes one token for a failed attempt; `false` when the budget allows no retry now.
+    func recordFailure() -> Bool {
         tokens.withLock { tokens in
             tokens = max(tokens - 1, 0)
             return tokens > maximumTokens / 2
@@ -42,7 +42,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Gives back `tokenRatio` for an answer that needed no retry.
-    func deposit() {
+    func recordSuccess() {
         tokens.withLock { tokens in tokens = min(tokens + tokenRatio, maximumTokens) }
     }
 }

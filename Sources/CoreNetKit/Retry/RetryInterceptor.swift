@@ -35,16 +35,16 @@ public struct RetryInterceptor: Interceptor {
             let reason: String
             do {
                 let response = try await next.proceed(attempt)
-                guard policy.retryableStatuses.contains(response.statusCode), number < policy.maximumAttempts else {
-                    if !policy.retryableStatuses.contains(response.statusCode) { policy.budget?.deposit() }
+                guard policy.retryableStatuses.contains(response.statusCode) else {
+                    policy.budget?.recordSuccess()
                     return response
                 }
-                guard policy.budget?.withdraw() ?? true else { return response }
+                guard policy.budget?.recordFailure() ?? true, number < policy.maximumAttempts else { return response }
                 let asked = policy.retryAfter(response.headers["Retry-After"], now: configuration.clock.currentDate)
                 delay = asked ?? policy.backoff(after: number)
                 reason = "status \(response.statusCode)"
             } catch let error as BaseServerError where policy.retryableErrors.contains(error.code) {
-                guard number < policy.maximumAttempts, policy.budget?.withdraw() ?? true else { throw error }
+                guard policy.budget?.recordFailure() ?? true, number < policy.maximumAttempts else { throw error }
                 delay = policy.backoff(after: number)
                 reason = error.code.description
             }
