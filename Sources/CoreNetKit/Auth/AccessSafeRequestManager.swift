@@ -142,7 +142,7 @@ public final class AccessSafeRequestManager: Sendable {
     /// Sends `request` with the current token through `send` (which prepares, encodes and
     /// sends), refreshing and replaying once on a rejection. The raw response, not validated.
     func roundTrip(
-        _ request: ServerRequest,
+        _ request: ServerRequest, onRefresh: (TokenRefreshEvent) -> Void = { _ in },
         send: (ServerRequest) async throws -> ServerResponse
     ) async throws -> ServerResponse {
         if Self.refreshing == ObjectIdentifier(self) { return try await send(request) }  // the refresh request itself
@@ -159,7 +159,14 @@ public final class AccessSafeRequestManager: Sendable {
                 throw BaseServerError.unauthorized(
                     response, reason: "the server rejected the access token again after it was renewed")
             }
-            ticket = try await acquire(.rejected(ticket), now: options.now(), response: response)
+            onRefresh(.started)
+            do {
+                ticket = try await acquire(.rejected(ticket), now: options.now(), response: response)
+            } catch {
+                onRefresh(.finished(succeeded: false))
+                throw error
+            }
+            onRefresh(.finished(succeeded: true))
             replayed = true
         }
     }

@@ -21,6 +21,12 @@ public struct AccessTokenInterceptor: Interceptor {
         guard let manager = next.exchange.configuration.accessManager, request.requiresAuthorization else {
             return try await next.proceed(request)
         }
-        return try await manager.roundTrip(request) { try await next.proceed($0) }
+        let monitoring = next.exchange.monitoring
+        return try await manager.roundTrip(
+            request,
+            onRefresh: { event in
+                monitoring?.emit { monitor, request in monitor.request(request, tokenRefresh: event) }
+            },
+            send: { try await next.proceed($0) })
     }
 }

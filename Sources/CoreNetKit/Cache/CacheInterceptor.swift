@@ -51,6 +51,7 @@ public struct CacheInterceptor: Interceptor {
             return response
         }
         let entry = await store.lookup()
+        exchange.report(entry == nil ? .miss : .hit)
         if policy == .cacheOnly {
             guard let entry else {
                 throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(store.key.description)")
@@ -67,6 +68,7 @@ public struct CacheInterceptor: Interceptor {
             response = try await next.proceed(sent)
         } catch let error as BaseServerError where policy == .serverIfFailReadFromCache && error.meansUnreachable {
             guard let entry else { throw error }
+            exchange.report(.fallback)
             return entry.serverResponse(for: store.urlRequest, fromCache: true)
         }
         if let entry, response.statusCode == 304, conditional {
@@ -74,9 +76,11 @@ public struct CacheInterceptor: Interceptor {
             var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                 .serverResponse(for: response.request, fromCache: false, duration: response.duration)
             revalidated.cacheStore = store
+            exchange.report(.revalidated)
             return revalidated
         }
         if let entry, (500..<600).contains(response.statusCode), policy == .serverIfFailReadFromCache {
+            exchange.report(.fallback)
             return entry.serverResponse(for: response.request, fromCache: true, duration: response.duration)
         }
         var stored = response
@@ -107,5 +111,12 @@ extension BaseServerError {
             return TransportErrorMapper.map(cause).meansUnreachable
         }
         return false
+    }
+}
+
+extension Exchange {
+    /// Tells the monitors what the cache stage did.
+    func report(_ event: CacheEvent) {
+        monitoring?.emit { monitor, request in monitor.request(request, didUseCache: event) }
     }
 }

@@ -26,16 +26,19 @@ final class Exchange: Sendable {
     /// Receives a response read from the cache before the server answers
     /// (`firstCacheThenRefreshFromServer`); `nil` when no context listens.
     private let cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
+    /// The configuration's monitors for this request; `nil` when it has none.
+    let monitoring: RequestMonitoring?
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
+        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?, monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
         self.requestId = requestId
         self.transfer = transfer
         self.cachedResponseSink = cachedResponseSink
+        self.monitoring = monitoring
     }
 
     /// Whether anyone receives a cached response before the server's.
@@ -56,6 +59,14 @@ final class Exchange: Sendable {
         if let logger {
             logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
         }
+        let attempt = monitoring?.countAttempt() ?? 0
+        if let monitoring {
+            let redacted = RequestMonitoring.redacted(urlRequest)
+            monitoring.emit { monitor, request in
+                monitor.request(request, didPrepare: redacted)
+                monitor.request(request, willSendAttempt: attempt)
+            }
+        }
         let start = ContinuousClock.now
         do {
             let raw: TransportResponse
@@ -71,6 +82,11 @@ final class Exchange: Sendable {
             if let logger {
                 logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
             }
+            if let monitoring {
+                let received = MonitoredResponse(
+                    statusCode: raw.statusCode, bytes: raw.body.count, duration: response.duration, attempt: attempt)
+                monitoring.emit { monitor, request in monitor.request(request, didReceive: received) }
+            }
             return response
         } catch {
             let mapped = TransportErrorMapper.map(error)
@@ -79,6 +95,7 @@ final class Exchange: Sendable {
                     urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId)
                 logger.log(entry)
             }
+            monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
             throw mapped
         }
     }

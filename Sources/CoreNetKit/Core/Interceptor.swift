@@ -67,6 +67,13 @@ public struct InterceptorChain: Sendable {
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     public func proceed(_ request: ServerRequest) async throws -> ServerResponse {
+        guard let monitoring = exchange.monitoring else { return try await run(request) }
+        let start = ContinuousClock.now
+        defer { monitoring.addTime(ContinuousClock.now - start, atStage: index) }
+        return try await run(request)
+    }
+
+    private func run(_ request: ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
         guard index < interceptors.count else {
             return try await exchange.send(request)

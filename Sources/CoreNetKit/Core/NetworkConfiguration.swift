@@ -48,6 +48,9 @@ public struct NetworkConfiguration: Sendable {
     /// access token, refreshes it once for any number of rejections and replays; `nil` (the
     /// default) sends requests as they are.
     public var accessManager: AccessSafeRequestManager?
+    /// Observe every request of this configuration (metrics, tracing, debugging); empty by
+    /// default, and then a request pays nothing for monitoring. See ``NetworkEventMonitor``.
+    public var monitors: [any NetworkEventMonitor]
     /// When and how often failed requests are sent again; `nil` (the default) never retries.
     /// A request can bring its own (``ServerRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy?
@@ -83,6 +86,7 @@ public struct NetworkConfiguration: Sendable {
         taskPool: TaskPool = .shared,
         cacheAdapter: (any CacheAdapter)? = nil,
         accessManager: AccessSafeRequestManager? = nil,
+        monitors: [any NetworkEventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
         interceptors: [any Interceptor] = NetworkConfiguration.standardInterceptors,
         clock: any NetworkClock = SystemClock()
@@ -99,6 +103,7 @@ public struct NetworkConfiguration: Sendable {
         self.taskPool = taskPool
         self.cacheAdapter = cacheAdapter
         self.accessManager = accessManager
+        self.monitors = monitors
         self.retryPolicy = retryPolicy
         self.interceptors = interceptors
         self.clock = clock

@@ -38,17 +38,28 @@ enum RequestPipeline {
                 }
             }
         }
+        var monitoring: RequestMonitoring?
+        if !configuration.monitors.isEmpty {
+            monitoring = RequestMonitoring(
+                monitors: configuration.monitors, id: requestId, request: serverRequest,
+                interceptors: configuration.interceptors)
+            monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
+        }
         let exchange = Exchange(
-            configuration: configuration, requestId: requestId, transfer: transfer, cachedResponseSink: sink)
-        guard let transfer else {
-            return await execute(request, serverRequest, exchange: exchange)
+            configuration: configuration, requestId: requestId, transfer: transfer, cachedResponseSink: sink,
+            monitoring: monitoring)
+        let result: ResponseResult<Model>
+        if let transfer {
+            result = await withTaskCancellationHandler {
+                await execute(request, serverRequest, exchange: exchange)
+            } onCancel: {
+                transfer.cancel()
+            }
+            transfer.finish(succeeded: result.isSuccess && !Task.isCancelled)
+        } else {
+            result = await execute(request, serverRequest, exchange: exchange)
         }
-        let result = await withTaskCancellationHandler {
-            await execute(request, serverRequest, exchange: exchange)
-        } onCancel: {
-            transfer.cancel()
-        }
-        transfer.finish(succeeded: result.isSuccess && !Task.isCancelled)
+        if let monitoring { monitoring.finish(Task.isCancelled ? nil : result.monitoredOutcome) }
         return result
     }
 
@@ -57,7 +68,13 @@ enum RequestPipeline {
     ) async -> ResponseResult<Model> {
         do {
             let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
+            let decodeStart = ContinuousClock.now
             let model = try await request.mapResponse(response, decoder: exchange.configuration.decoder)
+            if let monitoring = exchange.monitoring {
+                let decoding = MonitoredDecoding(
+                    modelType: String(describing: Model.self), duration: ContinuousClock.now - decodeStart)
+                monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
+            }
             if let store = response.cacheStore {
                 await store.save(response, at: exchange.configuration.clock.currentDate)
             }
@@ -77,6 +94,16 @@ enum RequestPipeline {
 }
 
 extension ResponseResult {
+    /// The outcome as monitors see it; `nil` for a cancellation.
+    var monitoredOutcome: RequestMetrics.Outcome? {
+        switch self {
+        case .success(_, let fromCache): return .success(fromCache: fromCache)
+        case .failure(let error):
+            if let error = error as? BaseServerError, error.code == .cancelled { return nil }
+            return .failure(error)
+        }
+    }
+
     var isSuccess: Bool {
         if case .success = self { return true }
         return false

@@ -48,6 +48,11 @@ public struct RetryInterceptor: Interceptor {
                 delay = policy.backoff(after: number)
                 reason = error.code.description
             }
+            if let monitoring = next.exchange.monitoring {
+                let retry = MonitoredRetry(
+                    attempt: number + 1, maximumAttempts: policy.maximumAttempts, delay: delay, reason: reason)
+                monitoring.emit { monitor, request in monitor.request(request, willRetry: retry) }
+            }
             configuration.logger?.log(
                 NetworkLogEntry.retry(
                     id: next.requestId, method: request.method.rawValue, attempt: number + 1,

@@ -1,0 +1,85 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Observes requests as they travel the chain: metrics, tracing, debugging screens.
+///
+/// Add monitors to NetworkConfiguration/monitors; each one sees every request of that
+/// configuration. Every method has an empty default, so implement only what you need.
+///
+/// **Where and when the methods run.** Each method runs on the monitor's queue, never on the
+/// request's own Task: the request hands the event over and goes on, so a slow monitor costs only
+/// its own time (and delays the monitors that share its queue — give a slow one a queue of its
+/// own). The events of one request reach a monitor in the order they happened, each once:
+///
+/// 1. requestDidStart(_:) — once;
+/// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), then
+///    request(_:didReceive:) or request(_:didFailAttemptWith:); cache and token events
+///    (request(_:didUseCache:), request(_:tokenRefresh:)) in between, as they happen; and
+///    request(_:willRetry:) before the next attempt;
+/// 3. request(_:didDecode:) after a successful mapping;
+/// 4. request(_:didFinish:) — once, last; or, for a cancelled request,
+///    requestWasCancelled(_:) instead.
+///
+/// URLs and headers in events are redacted as in logs: tokens, cookies and secret-like
+/// parameters never reach a monitor.
+public protocol NetworkEventMonitor: Sendable {
+    /// The serial queue this monitor's methods run on; NetworkMonitorQueue/shared unless
+    /// the monitor says otherwise.
+    var queue: DispatchQueue { get }
+
+    /// The request was created and enters the chain.
+    func requestDidStart(_ request: MonitoredRequest)
+    /// The request was encoded for an attempt; `urlRequest` is what goes on the wire, with
+    /// credentials and secret-like query items redacted.
+    func request(_ request: MonitoredRequest, didPrepare urlRequest: URLRequest)
+    /// Attempt `attempt` (from 1) is handed to the transport.
+    func request(_ request: MonitoredRequest, willSendAttempt attempt: Int)
+    /// The transport returned a response for the current attempt.
+    func request(_ request: MonitoredRequest, didReceive response: MonitoredResponse)
+    /// The transport failed for the current attempt.
+    func request(_ request: MonitoredRequest, didFailAttemptWith error: BaseServerError)
+    /// The retry stage will send the request again.
+    func request(_ request: MonitoredRequest, willRetry retry: MonitoredRetry)
+    /// The cache stage used the cache.
+    func request(_ request: MonitoredRequest, didUseCache event: CacheEvent)
+    /// The access-token stage started or finished a wait for a token refresh after a rejection.
+    func request(_ request: MonitoredRequest, tokenRefresh event: TokenRefreshEvent)
+    /// The model was mapped from the response.
+    func request(_ request: MonitoredRequest, didDecode decoding: MonitoredDecoding)
+    /// The request ended with a result (not cancelled); the last event of the request.
+    func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics)
+    /// The request was cancelled; the last event of the request.
+    func requestWasCancelled(_ request: MonitoredRequest)
+}
+
+extension NetworkEventMonitor {
+    public var queue: DispatchQueue { NetworkMonitorQueue.shared }
+    public func requestDidStart(_ request: MonitoredRequest) {}
+    public func request(_ request: MonitoredRequest, didPrepare urlRequest: URLRequest) {}
+    public func request(_ request: MonitoredRequest, willSendAttempt attempt: Int) {}
+    public func request(_ request: MonitoredRequest, didReceive response: MonitoredResponse) {}
+    public func request(_ request: MonitoredRequest, didFailAttemptWith error: BaseServerError) {}
+    public func request(_ request: MonitoredRequest, willRetry retry: MonitoredRetry) {}
+    public func request(_ request: MonitoredRequest, didUseCache event: CacheEvent) {}
+    public func request(_ request: MonitoredRequest, tokenRefresh event: TokenRefreshEvent) {}
+    public func request(_ request: MonitoredRequest, didDecode decoding: MonitoredDecoding) {}
+    public func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {}
+    public func requestWasCancelled(_ request: MonitoredRequest) {}
+}
+
+/// The queue monitors run on unless they name their own.
+public enum NetworkMonitorQueue {
+    /// A serial utility queue shared by every monitor that names no queue of its own.
+    public static let shared = DispatchQueue(label: "CoreNetKit.monitors", qos: .utility)
+}
