@@ -61,6 +61,7 @@ do {
     try await runCachingDemo(server: server)
     try await runTokenRefreshDemo(server: server)
     try await runMultipartDemo(server: server)
+    try await runRetryDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()
