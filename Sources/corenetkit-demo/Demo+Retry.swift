@@ -63,7 +63,9 @@ func runRetryDemo(server: TestServer) async throws {
 /// Prints the retries and the per-stage time of each finished request.
 private struct PrintingMonitor: NetworkEventMonitor {
     func request(_ request: MonitoredRequest, willRetry retry: MonitoredRetry) {
-        print("monitor: \(request.id) will make attempt \(retry.attempt) of \(retry.maximumAttempts) in \(retry.delay) (\(retry.reason))")
+        print(
+            "monitor: \(request.id) will make attempt \(retry.attempt) of \(retry.maximumAttempts) in \(retry.delay) (\(retry.reason))"
+        )
     }
 
     func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {

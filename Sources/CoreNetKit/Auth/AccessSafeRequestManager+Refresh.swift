@@ -55,6 +55,18 @@ extension AccessSafeRequestManager {
         options.callbackQueue.async { for handler in handlers { handler(error) } }
     }
 
+    /// Reports a session end that is not a failed refresh — refreshing refused as excessive, or
+    /// the renewed token rejected again — once for the tokens of `version`.
+    func reportSessionEnd(_ error: BaseServerError, version: Int) {
+        let taken = state.withLock { state -> ([@Sendable (BaseServerError) -> Void], DispatchQueue)? in
+            if let last = state.lastEnding, last.code == error.code, last.version == version { return nil }
+            state.lastEnding = (error.code, version)
+            return (state.expiredHandlers, state.machine.options.callbackQueue)
+        }
+        guard let (handlers, queue) = taken, !handlers.isEmpty else { return }
+        queue.async { for handler in handlers { handler(error) } }
+    }
+
     /// Writes `tokens` to `store` unless a newer version was written already.
     func persist(_ tokens: AuthTokens?, version: Int, to store: any TokenStore) {
         written.withLock { last in  // held during the write only to keep writes in version order

@@ -57,6 +57,9 @@ public final class AccessSafeRequestManager: Sendable {
         /// Test hook: continuations resumed once the queue holds at least `count` requests.
         var watchers: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiterId = 0
+        /// The last session end reported other than a failed refresh, so each is reported once:
+        /// its code and the token version it happened at.
+        var lastEnding: (code: BaseServerError.Code, version: Int)?
 
         mutating func makeWaiterId() -> Int {
             nextWaiterId += 1
@@ -120,15 +123,23 @@ public final class AccessSafeRequestManager: Sendable {
         persist(tokens, version: version, to: store)
     }
 
-    /// Adds a handler for the end of the session: a refresh failed in a way
-    /// ``Options/isSessionExpired`` accepts (by default, anything but a connection problem or a
-    /// `5xx`).
+    /// Adds a handler for the end of the session: the one signal for every way the signed-in
+    /// session can end, so the app can log the user out.
+    ///
+    /// The handler receives the error the requests fail with; its code says why:
+    /// - ``BaseServerError/Code-swift.struct/tokenRefreshFailed``: a refresh failed in a way
+    ///   ``Options/isSessionExpired`` accepts (by default, anything but a connection problem or a
+    ///   `5xx`); the refresher's error is the ``BaseServerError/underlyingError``. Once per failed
+    ///   refresh, however many requests waited for it.
+    /// - ``BaseServerError/Code-swift.struct/excessiveRefresh``: refreshing was refused because
+    ///   ``Options/maxRefreshes`` ran within ``Options/refreshWindow`` (the server keeps rejecting
+    ///   every new token). Once per set of tokens, however many requests are refused.
+    /// - ``BaseServerError/Code-swift.struct/unauthorized``: the server rejected the token it had
+    ///   just renewed. Once per set of tokens.
     ///
     /// Log the user out there and clear what belongs to them, for example the response cache
-    /// (`CacheAdapter.removeAll()`). The handler runs on ``Options/callbackQueue``, once per failed
-    /// refresh, however many requests waited for it; it receives the
-    /// ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` error those requests fail with.
-    /// Handlers stay registered for the manager's lifetime.
+    /// (`CacheAdapter.removeAll()`). The handler runs on ``Options/callbackQueue``. A connection
+    /// problem never ends the session. Handlers stay registered for the manager's lifetime.
     ///
     /// - Returns: this manager, to chain calls.
     @discardableResult
@@ -156,8 +167,10 @@ public final class AccessSafeRequestManager: Sendable {
             let response = try await send(try await preparator.prepare(request))
             guard options.trigger.matches(response) else { return response }
             guard !replayed else {
-                throw BaseServerError.unauthorized(
+                let error = BaseServerError.unauthorized(
                     response, reason: "the server rejected the access token again after it was renewed")
+                reportSessionEnd(error, version: ticket.version)
+                throw error
             }
             onRefresh(.started)
             do {
@@ -174,6 +187,15 @@ public final class AccessSafeRequestManager: Sendable {
     /// The ticket to send with for `purpose`: at once, or after waiting in the queue for a
     /// refresh (which this request may start). Cancelling the Task leaves the queue at once.
     private func acquire(_ purpose: Purpose, now: Date, response: ServerResponse?) async throws -> Ticket {
+        do {
+            return try await queueOrDecide(purpose, now: now, response: response)
+        } catch let error as BaseServerError where error.code == .excessiveRefresh {
+            reportSessionEnd(error, version: state.withLock { $0.machine.ticket.version })
+            throw error
+        }
+    }
+
+    private func queueOrDecide(_ purpose: Purpose, now: Date, response: ServerResponse?) async throws -> Ticket {
         if let decision = state.withLock({ $0.machine.decide(purpose, now: now) }) {
             return try Self.ticket(from: decision, response: response)
         }
