@@ -66,6 +66,12 @@ let package = Package(
             swiftSettings: strictSettings,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "corenetkit-profile",
+            dependencies: ["CoreNetKit"],
+            path: "Benchmarks/CoreNetKitProfile",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CoreNetKitTests",
             dependencies: ["CoreNetKit", "CoreNetKitTestServer"],

@@ -41,6 +41,24 @@ func registerPipelineBenchmarks() {
         }
     }
 
+    // The cost of the chain itself: the standard chain without the retry stage (retry off costs
+    // nothing measurable when it is absent, so the pair shows what its presence costs), and the
+    // standard chain with 3 and 10 user interceptors that each pass the request on unchanged.
+    for (name, interceptors) in [
+        ("without RetryInterceptor", NetworkConfiguration.standardInterceptors.filter { !($0 is RetryInterceptor) }),
+        ("+ 3 interceptors", NetworkConfiguration.standardInterceptors + passThrough(3)),
+        ("+ 10 interceptors", NetworkConfiguration.standardInterceptors + passThrough(10)),
+    ] {
+        let chained = configuration.with(interceptors: interceptors)
+        Benchmark("Pipeline: performAsync \(name) (20-item page)", configuration: perCall) { benchmark in
+            try await offMainActor(benchmark.scaledIterations) { iterations in
+                for _ in iterations {
+                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: chained).performAsync())
+                }
+            }
+        }
+    }
+
     Benchmark("Pipeline: perform → value over StubTransport (20-item page)", configuration: perCall) { benchmark in
         try await offMainActor(benchmark.scaledIterations) { iterations in
             for _ in iterations {
@@ -55,4 +73,23 @@ nonisolated func offMainActor(_ iterations: Range<Int>, _ body: @Sendable (Range
     async throws
 {
     try await body(iterations)
+}
+
+/// An interceptor that only passes the request on: the cost of one more stage.
+struct PassThroughInterceptor: Interceptor {
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        try await next.proceed(request)
+    }
+}
+
+func passThrough(_ count: Int) -> [any Interceptor] {
+    Array(repeating: PassThroughInterceptor(), count: count)
+}
+
+extension NetworkConfiguration {
+    func with(interceptors: [any Interceptor]) -> NetworkConfiguration {
+        var copy = self
+        copy.interceptors = interceptors
+        return copy
+    }
 }

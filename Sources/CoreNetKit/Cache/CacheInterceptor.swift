@@ -56,10 +56,10 @@ public struct CacheInterceptor: Interceptor {
             guard let entry else {
                 throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(store.key.description)")
             }
-            return entry.serverResponse(for: store.urlRequest, fromCache: true)
+            return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
         if let entry, policy == .firstCacheThenRefreshFromServer, exchange.wantsCachedResponse {
-            await exchange.deliverCached(entry.serverResponse(for: store.urlRequest, fromCache: true))
+            await exchange.deliverCached(entry.serverResponse(for: store.transportRequest, fromCache: true))
         }
         var sent = request
         let conditional = entry.map { Self.addConditionalHeaders(from: $0, to: &sent.headers) } ?? false
@@ -69,19 +69,19 @@ public struct CacheInterceptor: Interceptor {
         } catch let error as BaseServerError where policy == .serverIfFailReadFromCache && error.meansUnreachable {
             guard let entry else { throw error }
             exchange.report(.fallback)
-            return entry.serverResponse(for: store.urlRequest, fromCache: true)
+            return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
         if let entry, response.statusCode == 304, conditional {
             let clock = configuration.clock
             var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
-                .serverResponse(for: response.request, fromCache: false, duration: response.duration)
+                .serverResponse(for: response.transportRequest, fromCache: false, duration: response.duration)
             revalidated.cacheStore = store
             exchange.report(.revalidated)
             return revalidated
         }
         if let entry, (500..<600).contains(response.statusCode), policy == .serverIfFailReadFromCache {
             exchange.report(.fallback)
-            return entry.serverResponse(for: response.request, fromCache: true, duration: response.duration)
+            return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
         }
         var stored = response
         stored.cacheStore = store

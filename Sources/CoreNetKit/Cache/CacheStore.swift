@@ -31,11 +31,8 @@ struct CacheStore: Sendable {
 
     /// A request standing for the cached answer's origin, for a response read from the cache
     /// without sending anything.
-    var urlRequest: URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        request.allHTTPHeaderFields = requestHeaders
-        return request
+    var transportRequest: TransportRequest {
+        TransportRequest(method: method, url: url, headers: requestHeaders)
     }
 
     /// The entry for the request: the one stored for its method and URL, or, when that entry's

@@ -78,9 +78,9 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     /// The response as the pipeline sees it, for `request`.
-    func serverResponse(for request: URLRequest, fromCache: Bool, duration: Duration = .zero) -> ServerResponse {
+    func serverResponse(for request: TransportRequest, fromCache: Bool, duration: Duration = .zero) -> ServerResponse {
         ServerResponse(
-            statusCode: statusCode, headers: headers, data: body, request: request, url: url,
+            statusCode: statusCode, headers: headers, data: body, transportRequest: request, url: url,
             duration: duration, isFromCache: fromCache)
     }
 

@@ -54,13 +54,14 @@ final class Exchange: Sendable {
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
         let transportRequest = try await encode(request)
-        let urlRequest = transportRequest.urlRequest
         let logger = configuration.logger
-        if let logger {
+        // A URLRequest only for those who read one: building it is not free on Linux.
+        let urlRequest = logger != nil || monitoring != nil ? transportRequest.urlRequest : nil
+        if let logger, let urlRequest {
             logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
         }
         let attempt = monitoring?.countAttempt() ?? 0
-        if let monitoring {
+        if let monitoring, let urlRequest {
             let redacted = RequestMonitoring.redacted(urlRequest)
             monitoring.emit { monitor, request in
                 monitor.request(request, didPrepare: redacted)
@@ -77,7 +78,8 @@ final class Exchange: Sendable {
                 raw = try await configuration.transport.send(transportRequest)
             }
             let response = ServerResponse(
-                statusCode: raw.statusCode, headers: raw.headers, data: raw.body, request: urlRequest, url: raw.url,
+                statusCode: raw.statusCode, headers: raw.headers, data: raw.body, transportRequest: transportRequest,
+                url: raw.url,
                 duration: ContinuousClock.now - start, downloadedFileURL: file)
             if let logger {
                 logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
@@ -90,7 +92,7 @@ final class Exchange: Sendable {
             return response
         } catch {
             let mapped = TransportErrorMapper.map(error)
-            if let logger {
+            if let logger, let urlRequest {
                 let entry = NetworkLogEntry.failure(
                     urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId)
                 logger.log(entry)

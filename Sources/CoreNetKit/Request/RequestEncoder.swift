@@ -12,7 +12,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Turns a prepared ``ServerRequest`` into the `URLRequest` a transport sends.
+/// Turns a prepared ``ServerRequest`` into the ``TransportRequest`` a transport sends.
 enum RequestEncoder {
     /// Encodes `request`. A multipart body above its threshold is written to a file tracked by
     /// `temporaryFiles`; without it, every body is built in memory.
@@ -21,37 +21,32 @@ enum RequestEncoder {
         temporaryFiles: TemporaryFiles? = nil
     ) throws -> TransportRequest {
         let parts = try parts(of: request, encoder: encoder)
-        var body = parts.body
+        let body = parts.body
         let contentType = parts.contentType
         let multipart = parts.multipart
         let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: parts.query)
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
         for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
             throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
-        }
-        // One assignment costs half of setting the fields one by one (FoundationNetworking).
-        urlRequest.allHTTPHeaderFields = request.headers
-        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
-            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         if let destination = request.downloadDestination, !destination.isFileURL {
             throw BaseServerError.invalidRequest(
                 "the download destination \(destination.absoluteString) is not a file URL")
         }
-        var bodyFileURL: URL?
-        if let multipart {
-            let encoded = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
-            switch encoded.body {
-            case .memory(let data): body = data
-            case .file(let url): bodyFileURL = url
-            }
-            urlRequest.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
+        var encoded = TransportRequest(
+            method: request.method, url: url, headers: request.headers, body: body,
+            timeout: request.timeout ?? defaultTimeout, downloadDestination: request.downloadDestination)
+        if let contentType, encoded.value(forHTTPHeaderField: "Content-Type") == nil {
+            encoded.headers["Content-Type"] = contentType
         }
-        urlRequest.httpBody = body
-        return TransportRequest(
-            urlRequest: urlRequest, bodyFileURL: bodyFileURL, downloadDestination: request.downloadDestination)
+        if let multipart {
+            let form = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
+            switch form.body {
+            case .memory(let data): encoded.body = data
+            case .file(let url): encoded.bodyFileURL = url
+            }
+            encoded.setValue(form.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
+        }
+        return encoded
     }
 
     /// The URL `request` is sent to, with the query its parameters add: what the cache keys on.

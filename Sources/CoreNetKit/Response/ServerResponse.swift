@@ -23,8 +23,10 @@ public struct ServerResponse: Sendable {
     public let headers: HTTPHeaders
     /// The raw body; empty for `HEAD`, `204` and `304`.
     public let data: Data
-    /// The request that was sent.
-    public let request: URLRequest
+    /// The request that was sent, as the transport got it.
+    public let transportRequest: TransportRequest
+    /// The request that was sent, as a Foundation `URLRequest` (built on each read).
+    public var request: URLRequest { transportRequest.urlRequest }
     /// The final URL after redirects.
     public let url: URL?
     /// Time from sending the request to the complete response.
@@ -34,7 +36,7 @@ public struct ServerResponse: Sendable {
     /// The file the body was streamed to, for a request with a
     /// ``ServerRequest/downloadDestination`` and a successful status; ``data`` is then empty.
     public let downloadedFileURL: URL?
-    private let parsed = ParsedJSON()
+    private let parsed = Locked<Result<JSON, BaseServerError>?>(nil)
     /// The decoder of the configuration the pipeline ran with, so the default mapping does not
     /// read the (lock-protected) configuration a second time.
     var decoder: JSONDecoder?
@@ -47,11 +49,22 @@ public struct ServerResponse: Sendable {
         statusCode: Int, headers: HTTPHeaders, data: Data, request: URLRequest,
         url: URL? = nil, duration: Duration = .zero, isFromCache: Bool = false, downloadedFileURL: URL? = nil
     ) {
+        self.init(
+            statusCode: statusCode, headers: headers, data: data,
+            transportRequest: TransportRequest(urlRequest: request),
+            url: url, duration: duration, isFromCache: isFromCache, downloadedFileURL: downloadedFileURL)
+    }
+
+    /// Creates a response to `transportRequest`.
+    public init(
+        statusCode: Int, headers: HTTPHeaders, data: Data, transportRequest: TransportRequest,
+        url: URL? = nil, duration: Duration = .zero, isFromCache: Bool = false, downloadedFileURL: URL? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.data = data
-        self.request = request
-        self.url = url ?? request.url
+        self.transportRequest = transportRequest
+        self.url = url ?? transportRequest.url
         self.duration = duration
         self.isFromCache = isFromCache
         self.downloadedFileURL = downloadedFileURL
@@ -64,13 +77,10 @@ public struct ServerResponse: Sendable {
     /// return ServerResponse(statusCode: 200, data: Data(#"{"id": 1}"#.utf8), for: request)
     /// ```
     public init(statusCode: Int, headers: HTTPHeaders = [:], data: Data = Data(), for request: ServerRequest) {
-        let url =
-            (try? RequestEncoder.url(of: request, encoder: JSONEncoder()))
-            ?? request.baseUrl
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
-        urlRequest.allHTTPHeaderFields = request.headers
-        self.init(statusCode: statusCode, headers: headers, data: data, request: urlRequest)
+        let url = (try? RequestEncoder.url(of: request, encoder: JSONEncoder())) ?? request.baseUrl
+        self.init(
+            statusCode: statusCode, headers: headers, data: data,
+            transportRequest: TransportRequest(method: request.method, url: url, headers: request.headers))
     }
 
     /// The body parsed as JSON; parsed once and remembered.
@@ -78,7 +88,15 @@ public struct ServerResponse: Sendable {
     /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping``
     ///   when the body is not JSON.
     public func json() throws -> JSON {
-        try parsed.value(for: data)
+        if let done = parsed.withLock({ $0 }) { return try done.get() }
+        let result: Result<JSON, BaseServerError>
+        do {
+            result = .success(try JSON(data: data))
+        } catch {
+            result = .failure(.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error))
+        }
+        parsed.withLock { $0 = result }
+        return try result.get()
     }
 
     /// Whether the status is in `200..<300`.
@@ -97,7 +115,7 @@ public struct ServerResponse: Sendable {
     /// A copy marked as read from the cache.
     func fromCache() -> ServerResponse {
         ServerResponse(
-            statusCode: statusCode, headers: headers, data: data, request: request, url: url,
+            statusCode: statusCode, headers: headers, data: data, transportRequest: transportRequest, url: url,
             duration: duration, isFromCache: true, downloadedFileURL: downloadedFileURL)
     }
 }
@@ -107,18 +125,3 @@ extension UInt8 {
 }
 
 /// The once-parsed JSON of a body, shared by copies of a ``ServerResponse``.
-private final class ParsedJSON: Sendable {
-    private let state = Locked<Result<JSON, BaseServerError>?>(nil)
-
-    func value(for data: Data) throws -> JSON {
-        if let done = state.withLock({ $0 }) { return try done.get() }
-        let result: Result<JSON, BaseServerError>
-        do {
-            result = .success(try JSON(data: data))
-        } catch {
-            result = .failure(.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error))
-        }
-        state.withLock { $0 = result }
-        return try result.get()
-    }
-}

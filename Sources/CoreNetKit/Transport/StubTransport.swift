@@ -43,7 +43,7 @@ public struct StubTransport: Transport {
         status: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:], latency: Duration = .zero
     ) -> StubTransport {
         StubTransport(latency: latency) { request in
-            TransportResponse(statusCode: status, headers: headers, body: body, url: request.urlRequest.url)
+            TransportResponse(statusCode: status, headers: headers, body: body, url: request.url)
         }
     }
 

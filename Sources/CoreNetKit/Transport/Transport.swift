@@ -26,11 +26,23 @@ public protocol Transport: Sendable {
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
-/// What a ``Transport`` sends: the `URLRequest`, plus where the body comes from or the response
-/// goes when they are files, and progress callbacks.
+/// What a ``Transport`` sends: method, URL, headers and body as plain values, plus where the body
+/// comes from or the response goes when they are files, and progress callbacks.
+///
+/// It stays a CoreNetKit value all the way to the transport: building a Foundation `URLRequest`
+/// costs real time on Linux, so only a transport that needs one (``URLSessionTransport``) asks
+/// for ``urlRequest``.
 public struct TransportRequest: Sendable {
-    /// The request; its `httpBody` is the body unless ``bodyFileURL`` is set.
-    public var urlRequest: URLRequest
+    /// The HTTP method.
+    public var method: HTTPMethod
+    /// The URL, query included.
+    public var url: URL
+    /// The header fields to send; each name appears once (names compare case-insensitively).
+    public var headers: [String: String]
+    /// The body in memory; `nil` for none, or when ``bodyFileURL`` is set.
+    public var body: Data?
+    /// How long the whole exchange may take, in seconds.
+    public var timeout: TimeInterval
     /// A file whose contents are the body, streamed rather than loaded into memory.
     public var bodyFileURL: URL?
     /// When set, a 2xx response's body is written to this file instead of memory (any other
@@ -44,15 +56,68 @@ public struct TransportRequest: Sendable {
 
     /// Creates a transport request.
     public init(
-        urlRequest: URLRequest, bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
+        method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 60,
+        bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
     ) {
-        self.urlRequest = urlRequest
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
         self.bodyFileURL = bodyFileURL
         self.downloadDestination = downloadDestination
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress
+    }
+
+    /// Creates a transport request from a `URLRequest` (its method, URL, headers, body and
+    /// timeout).
+    public init(
+        urlRequest: URLRequest, bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
+        downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) {
+        self.init(
+            method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+            url: urlRequest.url ?? URL(fileURLWithPath: "/"), headers: urlRequest.allHTTPHeaderFields ?? [:],
+            body: urlRequest.httpBody, timeout: urlRequest.timeoutInterval, bodyFileURL: bodyFileURL,
+            downloadDestination: downloadDestination, uploadProgress: uploadProgress, downloadProgress: downloadProgress
+        )
+    }
+
+    /// The request as a Foundation `URLRequest`, built on each read (for URLSession-based
+    /// transports); setting it replaces method, URL, headers, body and timeout.
+    public var urlRequest: URLRequest {
+        get {
+            var request = URLRequest(url: url)
+            request.httpMethod = method.rawValue
+            request.timeoutInterval = timeout
+            // One assignment costs half of setting the fields one by one (FoundationNetworking).
+            if !headers.isEmpty { request.allHTTPHeaderFields = headers }
+            request.httpBody = body
+            return request
+        }
+        set {
+            method = HTTPMethod(rawValue: newValue.httpMethod ?? "GET")
+            url = newValue.url ?? url
+            headers = newValue.allHTTPHeaderFields ?? [:]
+            body = newValue.httpBody
+            timeout = newValue.timeoutInterval
+        }
+    }
+
+    /// The value of the header `name`, compared case-insensitively.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        if let exact = headers[name] { return exact }
+        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Sets (or, with `nil`, removes) the header `name`, replacing any spelling of it.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
+        for key in headers.keys where key.caseInsensitiveCompare(name) == .orderedSame { headers[key] = nil }
+        if let value { headers[name] = value }
     }
 }
 

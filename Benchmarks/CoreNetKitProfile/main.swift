@@ -1,0 +1,68 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// A fixed workload for `valgrind --tool=callgrind`, which counts instructions and so is stable on
+// a noisy machine: N requests of the 20-item page over a StubTransport, through `performAsync()`,
+// through `perform()` → `value`, or `JSONDecoder` alone. Run it with two values of N; the
+// difference of the totals divided by the difference of N is the cost of one request.
+//
+//     swift build -c release --product corenetkit-profile
+//     valgrind --tool=callgrind .build/release/corenetkit-profile async 2000
+//
+// Usage: corenetkit-profile (decode|async|context|chain3|chain10) COUNT
+
+import CoreNetKit
+import Dispatch
+import Foundation
+
+struct User: Codable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+}
+
+struct UserPage: Codable, Sendable {
+    let items: [User]
+    let total: Int
+}
+
+final class PageRequest: BaseServerRequest<UserPage>, @unchecked Sendable {
+    override func createAsyncServerRequest() -> ServerRequest {
+        ServerRequest(method: .get, baseUrl: URL(string: "http://profile.invalid")!, relativeUrl: "/bench/page")
+    }
+}
+
+struct PassThrough: Interceptor {
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        try await next.proceed(request)
+    }
+}
+
+let arguments = CommandLine.arguments
+let mode = arguments.count > 1 ? arguments[1] : "async"
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
+let users = (1...20).map { User(id: $0, name: "User \($0)", email: "user\($0)@example.com") }
+let page = try JSONEncoder().encode(UserPage(items: users, total: 20))
+var configuration = NetworkConfiguration(
+    transport: StubTransport.response(status: 200, body: page, headers: ["Content-Type": "application/json"]),
+    callbackQueue: DispatchQueue(label: "profile.callbacks"), taskPool: TaskPool())
+if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough(), count: 3) }
+if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
+let request = PageRequest(configuration: configuration)
+
+var total = 0
+switch mode {
+case "decode":
+    let decoder = JSONDecoder()
+    for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
+case "context":
+    for _ in 0..<count { total += try await request.perform().value.items.count }
+default:
+    for _ in 0..<count { total += try await request.performAsync().items.count }
+}
+print("\(mode): \(count) requests, \(total) items")
