@@ -107,7 +107,61 @@ public enum LogRedactor {
             lower = String(lower[lower.index(after: open)..<lower.index(before: lower.endIndex)])
         }
         return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key")
-            || lower.hasSuffix("password") || lower.hasSuffix("secret")
+            || lower.hasSuffix("-key") || lower.hasSuffix("password") || lower.hasSuffix("secret")
+    }
+
+    /// The secret values `request` carries: credential header values (and the token after the
+    /// scheme), and the values of token-like query items, JSON fields and form fields. A
+    /// response that reflects one (an echo, an error page quoting the request) has it masked too.
+    static func secretValues(of request: URLRequest) -> [String] {
+        var values: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where isSecret(header: name) {
+            values.append(value)
+            if let space = value.firstIndex(of: " ") { values.append(String(value[value.index(after: space)...])) }
+        }
+        if let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
+        }
+        if let body = request.httpBody {
+            if let json = try? JSON(data: body) {
+                collectSecrets(in: json, under: false, into: &values)
+            } else if body.count <= 1 << 20 {
+                let text = String(decoding: body, as: UTF8.self)
+                for item in text.split(separator: "&") {
+                    let parts = item.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2 else { continue }
+                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ")
+                    guard isSecret(name: name.removingPercentEncoding ?? name) else { continue }
+                    let raw = String(parts[1])
+                    values.append(raw)
+                    values.append(raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw)
+                }
+            }
+        }
+        return values.filter { $0.count >= 4 && $0 != mask }
+    }
+
+    private static func collectSecrets(in json: JSON, under secret: Bool, into values: inout [String]) {
+        switch json {
+        case .object(let object):
+            for (key, value) in object {
+                collectSecrets(in: value, under: secret || isSecret(name: key), into: &values)
+            }
+        case .array(let array):
+            for value in array { collectSecrets(in: value, under: secret, into: &values) }
+        case .string(let text) where secret: values.append(text)
+        default: break
+        }
+    }
+
+    /// `text` with every occurrence of `secrets` replaced by ``mask``.
+    static func masking(_ secrets: [String], in text: String) -> String {
+        var text = text
+        let variants = secrets + secrets.map { $0.replacingOccurrences(of: "/", with: "\\/") }
+        for secret in variants.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: mask)
+        }
+        return text
     }
 
     /// The body of `request` as it is logged: redacted text, or for a multipart body only its
