@@ -89,7 +89,7 @@ struct MemoryBodyChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> ByteBuffer? {
             try Task.checkCancellation()
             guard offset < data.count else { return nil }
-            let end = min(offset + MemoryBodyChunks.chunkSize, data.count)
+            let end = Swift.min(offset + MemoryBodyChunks.chunkSize, data.count)
             let start = data.startIndex + offset
             let chunk = ByteBuffer(bytes: data[start..<(data.startIndex + end)])
             offset = end
