@@ -94,6 +94,8 @@ struct TestResponder: HTTPResponder {
             return try await self.refresh(request)
         case ("auth", 1) where isPost && rest[0] == "login":
             return try await self.login(request)
+        case ("challenge", 1) where rest[0] == "basic":
+            return Self.basicChallenge()
         case ("protected", 1):
             return self.protected(Self.parameter(rest[0]), request: request)
         case ("protected-after", 2):

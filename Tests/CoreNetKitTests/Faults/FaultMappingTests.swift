@@ -29,7 +29,7 @@ import Testing
     ])
     func faultEndsInTheSameCodeOnEveryTransport(fault: FaultServer.Fault, expected: BaseServerError.Code) async throws {
         try await withFaultServer { faults in
-            let request = faults.request(fault, configuration: testConfiguration(), timeout: 2)
+            let request = faults.request(fault, configuration: testConfiguration(), timeout: fault == .slow ? 1 : 20)
 
             let result = try await outcome(of: request)
 
@@ -53,6 +53,24 @@ import Testing
             }
             #expect(error.code == .unauthorized)
             #expect(error.statusCode == 401 || error.statusCode == nil)
+        }
+    }
+
+    @Test func basicChallengesOnAKeptAliveConnectionEachEndInUnauthorized() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+
+            for round in 0..<3 {
+                let request = TestRequest<JSON>(configuration: configuration) {
+                    server.get("/challenge/basic", timeout: 30)
+                }
+                let result = try await withTimeout(10, "401 Basic challenge \(round)") {
+                    await request.perform().result
+                }
+
+                #expect((result.failure as? BaseServerError)?.code == .unauthorized, "round \(round): \(result)")
+            }
+            #expect(server.hits("GET", "/challenge/basic") == 3)
         }
     }
 
@@ -85,7 +103,7 @@ import Testing
     ])
     func errorMessageIsTheSameReadableSentenceOnEveryTransport(fault: FaultServer.Fault, message: String) async throws {
         try await withFaultServer { faults in
-            let request = faults.request(fault, configuration: testConfiguration(), timeout: 2)
+            let request = faults.request(fault, configuration: testConfiguration(), timeout: fault == .slow ? 1 : 20)
 
             let result = try await outcome(of: request)
 
