@@ -49,6 +49,14 @@ final class FaultHandler: ChannelInboundHandler {
         switch FaultServer.Fault(rawValue: name) {
         case .drop?:
             context.close(promise: nil)
+        case .reset?:
+            // SO_LINGER 0: close() sends RST instead of FIN.
+            let channel = context.channel
+            guard let provider = channel as? any SocketOptionProvider else {
+                channel.close(promise: nil)
+                return
+            }
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
         case .slow?:
             break  // never answer; the client's timeout or cancellation closes the connection
         case let fault?:
@@ -97,7 +105,7 @@ enum FaultResponses {
     static func bytes(for fault: FaultServer.Fault) -> [UInt8] {
         switch fault {
         case .ok: return complete(status: "200 OK", type: "application/json", body: Array(okBody.utf8))
-        case .drop, .slow: return []
+        case .drop, .reset, .slow: return []
         case .midBody:
             return Array(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\":1,\"name\":\"mid"

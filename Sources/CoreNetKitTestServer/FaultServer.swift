@@ -30,6 +30,8 @@ public final class FaultServer: Sendable {
         case ok = "ok"
         /// The connection closes after the request, before any response byte.
         case drop = "drop"
+        /// The connection is reset (RST) after the request, before any response byte.
+        case reset = "reset"
         /// Headers promise 1,000 bytes; 20 arrive, then the connection closes.
         case midBody = "mid-body"
         /// A chunked body cut off inside a chunk.

@@ -16,6 +16,7 @@ import Testing
 @Suite struct FaultMappingTests {
     @Test(arguments: [
         (FaultServer.Fault.drop, BaseServerError.Code.connectionLost),
+        (.reset, .connectionLost),
         (.midBody, .connectionLost),
         (.midChunk, .connectionLost),
         (.garbageStatus, .transport),

@@ -53,6 +53,8 @@ final class SoakLedger: Sendable {
     static let concurrency = 32
 
     /// The mix: mostly faults that answer at once, a few that hold a connection until the timeout.
+    /// On FoundationNetworking, `survivableFaults` leaves out `.statusLineThenEOF` and
+    /// `.chunkedTrailer`: they abort the process there (swift-corelibs-foundation #5285).
     static func pick(_ generator: inout SeededGenerator) -> FaultServer.Fault {
         let slowShare = UInt64.random(in: 0..<100, using: &generator)
         if slowShare < 2 { return .slow }
