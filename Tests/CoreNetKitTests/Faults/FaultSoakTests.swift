@@ -75,6 +75,9 @@ final class SoakLedger: Sendable {
                 let cancel = UInt64.random(in: 0..<10, using: &generator) == 0
                 plan.append((fault, cancel ? Double.random(in: 0...0.05, using: &generator) : nil))
             }
+            // A slow fault cancelled within 50 ms is always cancelled before its 0.5 s timeout: the
+            // seeded plan has some, so the soak always sees cancels, whatever the timing.
+            #expect(plan.contains { $0.fault == .slow && $0.cancelAfter != nil })
             let started = ContinuousClock.now
 
             try await withThrowingTaskGroup(of: Void.self) { group in
