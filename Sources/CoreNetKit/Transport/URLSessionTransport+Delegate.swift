@@ -16,6 +16,7 @@ import FoundationNetworking
 final class TaskState: @unchecked Sendable {  // safe: touched only on the session's serial delegate queue
     let request: TransportRequest
     let continuation: CheckedContinuation<TransportResponse, any Error>
+    let gate: CancelGate
     var response: HTTPURLResponse?
     var body = Data()
     var received: Int64 = 0
@@ -25,9 +26,12 @@ final class TaskState: @unchecked Sendable {  // safe: touched only on the sessi
     /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
     var declinedChallenge = false
 
-    init(request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>) {
+    init(
+        request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate
+    ) {
         self.request = request
         self.continuation = continuation
+        self.gate = gate
     }
 }
 
@@ -96,8 +100,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        completionHandler(
-            RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest))
+        let next = RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest)
+        #if canImport(FoundationNetworking)
+        // A cancelled task is never answered: its cancellation completes it (see CancelGate).
+        if let gate = state(for: task)?.gate {
+            gate.answerRedirect { completionHandler(next) }
+            return
+        }
+        #endif
+        completionHandler(next)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

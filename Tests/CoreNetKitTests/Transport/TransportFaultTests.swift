@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CoreNetKitTestServer
+import Dispatch
 import Foundation
 import Testing
 
@@ -71,5 +72,36 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+@Suite struct TransportRedirectCancelTests {
+    /// FoundationNetworking aborts with "Received callback for HTTP redirection, but we're not
+    /// waiting for it" when a task is cancelled while its redirect callback is pending; the
+    /// transport serialises the two.
+    @Test(.timeLimit(.minutes(2)))
+    func cancellingWhileRedirectsAreFollowedNeverCrashesAndEndsEachRequestOnce() async throws {
+        try await withFaultServer { faults in
+            let configuration = testConfiguration()
+            var generator = SeededGenerator(seed: 0x4ED1_4EC7)
+            let delays = (0..<400).map { _ in Double.random(in: 0...0.02, using: &generator) }
+            let ends = Locked(0)
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, delay) in delays.enumerated() {
+                    if index >= 32 { try await group.next() }
+                    group.addTask {
+                        let context = faults.request(.redirectLoop, configuration: configuration, timeout: 20).perform()
+                        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { context.cancel() }
+                        _ = try await withTimeout(60, "a cancelled redirect loop") { await context.result }
+                        ends.withLock { $0 += 1 }
+                    }
+                }
+                try await group.waitForAll()
+            }
+
+            #expect(ends.withLock { $0 } == delays.count)
+            #expect(configuration.taskPool.isEmpty)
+        }
     }
 }
