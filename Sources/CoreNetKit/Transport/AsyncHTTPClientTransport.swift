@@ -166,8 +166,12 @@ public final class AsyncHTTPClientTransport: Transport {
         } else if let error = error as? HTTPParserError {
             // Closed mid-body, versus a response that is not valid HTTP.
             code = error == .invalidEOFState ? .networkConnectionLost : .cannotParseResponse
-        } else if error is NIOConnectionError {
-            code = .cannotConnectToHost
+        } else if let error = error as? NIOConnectionError {
+            // Every address failed to resolve, versus every connection attempt failed.
+            let unresolved = error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
+            code = unresolved ? .cannotFindHost : .cannotConnectToHost
+        } else if error is SocketAddressError.UnknownHost {
+            code = .cannotFindHost
         } else if let error = error as? IOError {
             switch error.errnoCode {
             case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH: code = .cannotConnectToHost

@@ -93,6 +93,20 @@ import Testing
         #expect(error.errorDescription == "Could not connect to the server. The server refused the connection.")
     }
 
+    @Test func unknownHostIsCannotConnectWithAReadableMessage() async throws {
+        // `.invalid` never resolves (RFC 6761).
+        let request = TestRequest<FaultModel>(configuration: testConfiguration()) {
+            ServerRequest(method: .get, baseUrl: URL(string: "http://corenetkit-test.invalid")!, timeout: 20)
+        }
+
+        let result = try await outcome(of: request)
+
+        #expect(result.failure?.code == .cannotConnect, "\(result)")
+        #expect(
+            result.failure?.errorDescription
+                == "Could not connect to the server. The server's host name could not be found.")
+    }
+
     @Test(arguments: [
         (FaultServer.Fault.redirectLoop, "The server redirected too many times."),
         (.drop, "The network connection was lost before the response arrived."),
