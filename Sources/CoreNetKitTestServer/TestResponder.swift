@@ -96,6 +96,8 @@ struct TestResponder: HTTPResponder {
             return try await self.login(request)
         case ("flaky", 1):
             return try await self.flaky(Self.parameter(rest[0]), request: request)
+        case ("challenge", 1) where rest[0] == "basic":
+            return Self.basicChallenge()
         case ("protected", 1):
             return self.protected(Self.parameter(rest[0]), request: request)
         case ("protected-after", 2):

@@ -21,7 +21,8 @@ import Hummingbird
 ///   `/redirect?to=&status=`, `/counter/:key`, `/bench/page`.
 /// - Cache: `GET /cache/etag/:key` (ETag, Last-Modified, 304s; ``bumpVersion(_:)``),
 ///   `/cache/no-store`, `/cache/vary`.
-/// - Auth (``auth``): `POST /auth/refresh`, `POST /auth/login`, `ANY /protected/:id`.
+/// - Auth (``auth``): `POST /auth/refresh`, `POST /auth/login`, `ANY /protected/:id`,
+///   `ANY /challenge/basic` (401 with `WWW-Authenticate: Basic`).
 /// - Pagination: `GET /items?offset=&limit=&count=&total=`, `GET /feed?cursor=&limit=`
 ///   (``insertFeedItems(_:)``).
 /// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),

@@ -137,6 +137,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
 }
 
 extension BaseServerError: LocalizedError {
+    /// A sentence that can be shown to a person, the same for every transport.
     public var errorDescription: String? {
         switch code {
         case .noInternetConnection: return "The Internet connection appears to be offline."
@@ -144,8 +145,7 @@ extension BaseServerError: LocalizedError {
         case .connectionLost: return "The network connection was lost before the response arrived."
         case .timeout: return "The server did not respond in time."
         case .cancelled: return "The request was cancelled."
-        case .transport:
-            return "The request failed: \(message ?? underlyingError.map { "\($0)" } ?? "unknown transport error")."
+        case .transport: return message ?? "The request failed because of a network error."
         case .cantMapping:
             return "Could not read the response at \"\(keyPath ?? "<root>")\": \(message ?? "unexpected data")."
         case .badStatus:
@@ -157,7 +157,7 @@ extension BaseServerError: LocalizedError {
         case .excessiveRefresh: return "The session was refreshed too often; refreshing was stopped."
         case .cacheMiss: return "No cached data is available for this request."
         case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
-        default: return description
+        default: return "The request failed."
         }
     }
 

@@ -13,25 +13,69 @@ import FoundationNetworking
 #endif
 
 /// Maps what a transport throws to ``BaseServerError``, once, at the transport boundary.
+///
+/// Both transports report the same fault as the same `URLError` code (each transport
+/// normalises its own errors), so the same fault ends in the same ``BaseServerError/Code-swift.struct``
+/// whichever transport ran. Messages are CoreNetKit's own sentences, never Foundation's
+/// "The operation could not be completed. (NSURLErrorDomain error …)".
 enum TransportErrorMapper {
     static func map(_ error: any Error) -> BaseServerError {
         if let error = error as? BaseServerError { return error }
         if error is CancellationError { return .cancelled }
         if let error = error as? URLError {
-            let code: BaseServerError.Code
-            switch error.code {
-            case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: code = .noInternetConnection
-            case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed: code = .cannotConnect
-            case .networkConnectionLost: code = .connectionLost
-            case .timedOut: code = .timeout
-            case .cancelled: code = .cancelled
-            default: code = .transport
-            }
-            return BaseServerError(code: code, message: error.localizedDescription, underlyingError: error)
+            let (code, message) = classify(error.code)
+            return BaseServerError(code: code, message: message, underlyingError: error)
         }
         if let error = error as? CocoaError, error.isFileError {
-            return BaseServerError(code: .fileAccess, message: error.localizedDescription, underlyingError: error)
+            return BaseServerError(code: .fileAccess, message: fileMessage(error), underlyingError: error)
         }
-        return BaseServerError(code: .transport, message: "\(error)", underlyingError: error)
+        return BaseServerError(
+            code: .transport, message: "The request failed because of a network error.", underlyingError: error)
+    }
+
+    /// The code and readable message for a `URLError` code.
+    static func classify(_ code: URLError.Code) -> (BaseServerError.Code, String?) {
+        switch code {
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff:
+            return (.noInternetConnection, nil)
+        case .cannotConnectToHost: return (.cannotConnect, "The server refused the connection.")
+        case .cannotFindHost, .dnsLookupFailed: return (.cannotConnect, "The server's host name could not be found.")
+        case .networkConnectionLost: return (.connectionLost, nil)
+        case .timedOut: return (.timeout, nil)
+        case .cancelled: return (.cancelled, nil)
+        case .httpTooManyRedirects: return (.transport, "The server redirected too many times.")
+        case .redirectToNonExistentLocation:
+            return (.transport, "The server redirected to a location that does not exist.")
+        case .badServerResponse, .cannotParseResponse:
+            return (.transport, "The server sent a response that is not valid HTTP.")
+        case .badURL, .unsupportedURL: return (.transport, "The request's URL is not valid.")
+        case .dataLengthExceedsMaximum, .resourceUnavailable:
+            return (.transport, "The server's response was too large to receive.")
+        case .cannotDecodeRawData, .cannotDecodeContentData:
+            return (.transport, "The server's compressed response could not be decoded.")
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            return (.transport, "A secure connection to the server could not be made.")
+        case .userAuthenticationRequired, .userCancelledAuthentication:
+            return (.unauthorized, nil)
+        case .cannotOpenFile, .cannotCreateFile, .cannotWriteToFile, .cannotRemoveFile, .cannotMoveFile,
+            .fileDoesNotExist, .noPermissionsToReadFile, .fileIsDirectory:
+            return (.fileAccess, "the transfer's file could not be opened, read or written")
+        default: return (.transport, "The request failed because of a network error.")
+        }
+    }
+
+    /// A readable reason for a file error, naming the file when known.
+    static func fileMessage(_ error: CocoaError) -> String {
+        let path = (error.userInfo[NSFilePathErrorKey] as? String) ?? error.url?.path
+        let file = path.map { "the file at \($0)" } ?? "a file"
+        switch error.code {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return "\(file) does not exist"
+        case .fileReadNoPermission, .fileWriteNoPermission: return "permission to access \(file) was denied"
+        case .fileWriteOutOfSpace: return "the disk is full"
+        case .fileWriteVolumeReadOnly: return "\(file) is on a read-only volume"
+        default: return "\(file) could not be read or written"
+        }
     }
 }

@@ -12,8 +12,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Removes secrets from what is logged: credential headers, token-like query items and
-/// token-like JSON fields.
+/// Removes secrets from what is logged: credential headers, and token-like query items, JSON
+/// fields and form fields (`application/x-www-form-urlencoded`).
 public enum LogRedactor {
     /// The text secrets are replaced with.
     public static let mask = "<redacted>"
@@ -55,17 +55,36 @@ public enum LogRedactor {
     static func isSecret(header name: String) -> Bool {
         let lower = name.lowercased()
         return secretHeaders.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("key")
+            || lower.hasSuffix("secret") || lower.hasSuffix("password")
     }
 
-    /// `body` as text with token-like JSON fields replaced; a non-JSON body is returned as text,
-    /// cut at 4 KiB.
+    /// `body` as text with token-like JSON fields or form fields replaced; any other body is
+    /// returned as text, cut at 4 KiB.
     public static func redact(body: Data) -> String {
         if var json = try? JSON(data: body) {
             json = redact(json: json)
             if let data = try? json.encoded() { return String(decoding: data, as: UTF8.self) }
         }
         let text = String(decoding: body.prefix(4096), as: UTF8.self)
+        if let form = redact(form: body) { return form }
         return body.count > 4096 ? text + "…" : text
+    }
+
+    /// `body` with the values of token-like fields replaced, when it reads as a form body
+    /// (`name=value&name=value`, no whitespace); `nil` otherwise. A body that looks like a form
+    /// is redacted whatever its `Content-Type` says, so a mislabelled form never leaks.
+    static func redact(form body: Data) -> String? {
+        guard !body.isEmpty, body.count <= 1 << 20 else { return nil }
+        let text = String(decoding: body, as: UTF8.self)
+        guard text.contains("="), !text.contains(where: { $0.isWhitespace }) else { return nil }
+        let redacted = text.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+            guard parts.count == 2, isSecret(name: decoded) else { return String(item) }
+            return name + "=" + mask
+        }.joined(separator: "&")
+        return redacted.count > 4096 ? String(redacted.prefix(4096)) + "…" : redacted
     }
 
     static func redact(json: JSON) -> JSON {
@@ -82,9 +101,67 @@ public enum LogRedactor {
     }
 
     static func isSecret(name: String) -> Bool {
-        let lower = name.lowercased()
+        var lower = name.lowercased()
+        // `user[password]`, `credentials[access_token]`: the innermost key decides.
+        if lower.hasSuffix("]"), let open = lower.lastIndex(of: "[") {
+            lower = String(lower[lower.index(after: open)..<lower.index(before: lower.endIndex)])
+        }
         return secretNames.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("_key")
-            || lower.hasSuffix("password")
+            || lower.hasSuffix("-key") || lower.hasSuffix("password") || lower.hasSuffix("secret")
+    }
+
+    /// The secret values `request` carries: credential header values (and the token after the
+    /// scheme), and the values of token-like query items, JSON fields and form fields. A
+    /// response that reflects one (an echo, an error page quoting the request) has it masked too.
+    static func secretValues(of request: URLRequest) -> [String] {
+        var values: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where isSecret(header: name) {
+            values.append(value)
+            if let space = value.firstIndex(of: " ") { values.append(String(value[value.index(after: space)...])) }
+        }
+        if let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
+        }
+        if let body = request.httpBody {
+            if let json = try? JSON(data: body) {
+                collectSecrets(in: json, under: false, into: &values)
+            } else if body.count <= 1 << 20 {
+                let text = String(decoding: body, as: UTF8.self)
+                for item in text.split(separator: "&") {
+                    let parts = item.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2 else { continue }
+                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ")
+                    guard isSecret(name: name.removingPercentEncoding ?? name) else { continue }
+                    let raw = String(parts[1])
+                    values.append(raw)
+                    values.append(raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw)
+                }
+            }
+        }
+        return values.filter { $0.count >= 4 && $0 != mask }
+    }
+
+    private static func collectSecrets(in json: JSON, under secret: Bool, into values: inout [String]) {
+        switch json {
+        case .object(let object):
+            for (key, value) in object {
+                collectSecrets(in: value, under: secret || isSecret(name: key), into: &values)
+            }
+        case .array(let array):
+            for value in array { collectSecrets(in: value, under: secret, into: &values) }
+        case .string(let text) where secret: values.append(text)
+        default: break
+        }
+    }
+
+    /// `text` with every occurrence of `secrets` replaced by ``mask``.
+    static func masking(_ secrets: [String], in text: String) -> String {
+        var text = text
+        let variants = secrets + secrets.map { $0.replacingOccurrences(of: "/", with: "\\/") }
+        for secret in variants.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: mask)
+        }
+        return text
     }
 
     /// The body of `request` as it is logged: redacted text, or for a multipart body only its

@@ -26,12 +26,17 @@ extension NetworkLogEntry {
     }
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
-        NetworkLogEntry(
+        // A response that reflects the request (an echo, an error quoting it) must not undo its redaction.
+        let body =
+            bodies
+            ? LogRedactor.masking(
+                LogRedactor.secretValues(of: response.request), in: LogRedactor.redact(body: response.data)) : nil
+        return NetworkLogEntry(
             kind: .response, requestId: id, method: response.request.httpMethod ?? "GET",
             url: LogRedactor.redact(url: response.request.url), statusCode: response.statusCode,
             duration: response.duration,
             bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields),
-            body: bodies ? LogRedactor.redact(body: response.data) : nil, error: nil, curl: nil)
+            body: body, error: nil, curl: nil)
     }
 
     static func failure(_ request: URLRequest, error: BaseServerError, duration: Duration, id: String)

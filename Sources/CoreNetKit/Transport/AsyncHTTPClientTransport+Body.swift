@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 
@@ -57,6 +58,43 @@ struct FileBodyChunks: AsyncSequence, Sendable {
             sent += Int64(data.count)
             progress?(sent, total)
             return ByteBuffer(bytes: data)
+        }
+    }
+}
+
+/// An in-memory request body sent in 64 KiB chunks, so that upload progress moves as the
+/// bytes go out instead of jumping to 1.0 before anything is sent.
+struct MemoryBodyChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let data: Data
+    let progress: (@Sendable (Int64, Int64) -> Void)?
+    static let chunkSize = 64 * 1024
+
+    /// The body for `data`: whole when nobody listens for progress or it fits in one chunk.
+    static func body(_ data: Data, progress: (@Sendable (Int64, Int64) -> Void)?) -> HTTPClientRequest.Body {
+        guard let progress, data.count > chunkSize else {
+            progress?(Int64(data.count), Int64(data.count))
+            return .bytes(ByteBuffer(bytes: data))
+        }
+        return .stream(MemoryBodyChunks(data: data, progress: progress), length: .known(Int64(data.count)))
+    }
+
+    func makeAsyncIterator() -> Iterator { Iterator(data: data, progress: progress) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let data: Data
+        let progress: (@Sendable (Int64, Int64) -> Void)?
+        var offset = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            try Task.checkCancellation()
+            guard offset < data.count else { return nil }
+            let end = Swift.min(offset + MemoryBodyChunks.chunkSize, data.count)
+            let start = data.startIndex + offset
+            let chunk = ByteBuffer(bytes: data[start..<(data.startIndex + end)])
+            offset = end
+            progress?(Int64(end), Int64(data.count))
+            return chunk
         }
     }
 }

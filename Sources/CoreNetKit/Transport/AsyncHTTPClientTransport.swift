@@ -93,8 +93,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 FileBodyChunks(url: file, total: size, progress: original.uploadProgress),
                 length: .known(size))
         } else if let body = urlRequest.httpBody {
-            request.body = .bytes(ByteBuffer(bytes: body))
-            original.uploadProgress?(Int64(body.count), Int64(body.count))
+            request.body = MemoryBodyChunks.body(body, progress: original.uploadProgress)
         }
         do {
             return try await client.execute(request, deadline: deadline)
@@ -148,30 +147,49 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// AsyncHTTPClient's and NIO's errors as the `URLError`s the pipeline maps once.
+    /// AsyncHTTPClient's and NIO's errors as the `URLError`s the pipeline maps once: the codes
+    /// ``URLSessionTransport`` reports for the same faults.
     static func map(_ error: any Error) -> any Error {
         if error is CancellationError || error is URLError { return error }
+        let code: URLError.Code
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled, .requestStreamCancelled: return CancellationError()
-            case .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout:
-                return URLError(.timedOut, userInfo: [NSUnderlyingErrorKey: error])
+            case .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: code = .timedOut
             case .connectTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
-                return URLError(.cannotConnectToHost, userInfo: [NSUnderlyingErrorKey: error])
-            case .remoteConnectionClosed:
-                return URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
-            default: return error
+                code = .cannotConnectToHost
+            case .remoteConnectionClosed: code = .networkConnectionLost
+            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
+            case .redirectLimitReached, .redirectCycleDetected: code = .httpTooManyRedirects
+            default: code = .unknown
             }
+        } else if let error = error as? HTTPParserError {
+            // Closed mid-body, versus a response that is not valid HTTP.
+            code = error == .invalidEOFState ? .networkConnectionLost : .cannotParseResponse
+        } else if let error = error as? NIOConnectionError {
+            // Every address failed to resolve, versus every connection attempt failed.
+            let unresolved = error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
+            code = unresolved ? .cannotFindHost : .cannotConnectToHost
+        } else if error is SocketAddressError.UnknownHost {
+            code = .cannotFindHost
+        } else if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH: code = .cannotConnectToHost
+            case ECONNRESET, EPIPE, ECONNABORTED: code = .networkConnectionLost
+            default: code = .unknown
+            }
+        } else if let error = error as? ChannelError {
+            switch error {
+            case .connectTimeout: code = .cannotConnectToHost
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: code = .networkConnectionLost
+            default: code = .unknown
+            }
+        } else if error is NIOTooManyBytesError {
+            code = .dataLengthExceedsMaximum
+        } else {
+            return error
         }
-        if error is NIOConnectionError
-            || (error as? IOError).map({ [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains($0.errnoCode) }) == true
-        {
-            return URLError(.cannotConnectToHost, userInfo: [NSUnderlyingErrorKey: error])
-        }
-        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return URLError(.cannotConnectToHost, userInfo: [NSUnderlyingErrorKey: error])
-        }
-        return error
+        return URLError(code, userInfo: [NSUnderlyingErrorKey: error])
     }
 }
 #endif

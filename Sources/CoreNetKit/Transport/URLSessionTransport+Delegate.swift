@@ -16,15 +16,22 @@ import FoundationNetworking
 final class TaskState: @unchecked Sendable {  // safe: touched only on the session's serial delegate queue
     let request: TransportRequest
     let continuation: CheckedContinuation<TransportResponse, any Error>
+    let gate: CancelGate
     var response: HTTPURLResponse?
     var body = Data()
     var received: Int64 = 0
     var file: FileHandle?
     var fileError: (any Error)?
+    /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
+    /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
+    var declinedChallenge = false
 
-    init(request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>) {
+    init(
+        request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate
+    ) {
         self.request = request
         self.continuation = continuation
+        self.gate = gate
     }
 }
 
@@ -36,7 +43,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         states.withLock { $0[identifier] = state }
     }
 
-    private func state(for task: URLSessionTask) -> TaskState? {
+    func state(for task: URLSessionTask) -> TaskState? {
         states.withLock { $0[task.taskIdentifier] }
     }
 
@@ -93,22 +100,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        completionHandler(
-            RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest))
+        let next = RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest)
+        #if canImport(FoundationNetworking)
+        // A cancelled task is never answered: its cancellation completes it (see CancelGate).
+        if let gate = state(for: task)?.gate {
+            gate.answerRedirect { completionHandler(next) }
+            return
+        }
+        #endif
+        completionHandler(next)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = states.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         try? state.file?.close()
         let destination = state.request.downloadDestination
+        // A declined challenge ends the task as cancelled; its 401 was received and is the answer.
+        let error = state.declinedChallenge && state.response != nil && state.fileError == nil ? nil : error
         if let error = state.fileError ?? error {
             if let destination { try? FileManager.default.removeItem(at: destination) }
-            state.continuation.resume(throwing: error)
+            state.continuation.resume(throwing: FoundationFault.normalized(error, state: state))
             return
         }
         guard let http = state.response ?? task.response as? HTTPURLResponse else {
             if let destination { try? FileManager.default.removeItem(at: destination) }
-            state.continuation.resume(throwing: URLError(.badServerResponse))
+            state.continuation.resume(throwing: URLError(.networkConnectionLost))
             return
         }
         var headers: [(name: String, value: String)] = []
@@ -119,6 +135,33 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         state.continuation.resume(
             returning: TransportResponse(
                 statusCode: http.statusCode, headers: HTTPHeaders(headers), body: state.body, url: http.url))
+    }
+}
+
+extension SessionDelegate {
+    /// Answers HTTP authentication challenges (`WWW-Authenticate: Basic`, `Digest`, …) so that
+    /// the 401 reaches the pipeline, which maps it (and refreshes tokens) itself; CoreNetKit never
+    /// answers a challenge with stored credentials. On Apple platforms every challenge (TLS too)
+    /// gets the system's default handling.
+    ///
+    /// On Linux, FoundationNetworking (Swift 6.3.1) never completes a task whose 401 challenge
+    /// gets `.performDefaultHandling` without a credential (swift-corelibs-foundation #5456), and
+    /// `.rejectProtectionSpace` cancels it. By the time it asks, it has already delivered the 401
+    /// response and its whole body, so the transport cancels the challenge and returns what it
+    /// received. On Apple platforms the default handling delivers the 401 by itself.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking challenges only for HTTP authentication (Basic, Digest).
+        if let state = state(for: task), state.response != nil {
+            state.declinedChallenge = true
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
     }
 }
 
@@ -147,5 +190,33 @@ enum RedirectPolicy {
         case "https": return 443
         default: return nil
         }
+    }
+}
+
+/// FoundationNetworking's (libcurl's) errors for connection faults, as the `URLError` codes
+/// Apple's URLSession and ``AsyncHTTPClientTransport`` use for the same faults, so that both
+/// transports end a fault in the same ``BaseServerError`` code.
+enum FoundationFault {
+    static func normalized(_ error: any Error, state: TaskState) -> any Error {
+        guard let urlError = error as? URLError else { return error }
+        let detail = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+        let code: URLError.Code
+        switch urlError.code {
+        case .badServerResponse where state.response == nil:
+            // libcurl's "Empty reply from server": the connection closed before any response.
+            code = .networkConnectionLost
+        case .unsupportedURL where state.response == nil && detail.contains("http/0.9"):
+            // A status line that is not HTTP ("Received HTTP/0.9 when not allowed").
+            code = .cannotParseResponse
+        case .unknown where state.response != nil:
+            // The body ended early ("transfer closed with n bytes remaining") or was malformed
+            // ("Illegal or missing hexadecimal sequence in chunked-encoding").
+            let expected = state.response?.expectedContentLength ?? -1
+            let truncated = detail.contains("transfer closed") || (expected >= 0 && state.received < expected)
+            code = truncated ? .networkConnectionLost : .cannotParseResponse
+        default:
+            return error
+        }
+        return URLError(code, userInfo: [NSUnderlyingErrorKey: urlError])
     }
 }

@@ -1,0 +1,160 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A tiny raw TCP server on 127.0.0.1 (port 0) that answers `GET /fault/<name>` with bytes
+/// Hummingbird would never write: connections dropped before or during a response, a status
+/// line that is not HTTP, broken chunking, trailers, and faults that are valid HTTP but hostile
+/// (100 KB of headers, huge or deeply nested JSON, invalid UTF-8, a redirect loop, a response
+/// that never comes). Each connection serves one request and is then closed.
+///
+/// `GET /fault/custom/<id>` answers the raw bytes registered with ``register(_:)``, for fuzzing.
+///
+/// ```swift
+/// try await withFaultServer { faults in
+///     let url = faults.url(.midBody)   // http://127.0.0.1:<port>/fault/mid-body
+/// }
+/// ```
+public final class FaultServer: Sendable {
+    /// The faults, by route name.
+    public enum Fault: String, Sendable, CaseIterable {
+        /// `200` with a small valid JSON model (`{"id":1,"name":"ok","tags":["a"]}`).
+        case ok = "ok"
+        /// The connection closes after the request, before any response byte.
+        case drop = "drop"
+        /// The connection is reset (RST) after the request, before any response byte.
+        case reset = "reset"
+        /// Headers promise 1,000 bytes; 20 arrive, then the connection closes.
+        case midBody = "mid-body"
+        /// A chunked body cut off inside a chunk.
+        case midChunk = "mid-chunk"
+        /// `HELLO GARBAGE` instead of a status line.
+        case garbageStatus = "garbage-status"
+        /// A chunk size that is not hexadecimal.
+        case badChunking = "bad-chunking"
+        /// Only a status line, then EOF. Aborts the process in FoundationNetworking
+        /// (swift-corelibs-foundation #5285).
+        case statusLineThenEOF = "status-line-eof"
+        /// A valid chunked body with a trailer field. Aborts the process in FoundationNetworking
+        /// (swift-corelibs-foundation #5285).
+        case chunkedTrailer = "chunked-trailer"
+        /// Never answers; the connection stays open until the client gives up.
+        case slow = "slow"
+        /// `500` with an HTML page.
+        case html500 = "html500"
+        /// `200` whose header block is about 100 KB.
+        case hugeHeaders = "huge-headers"
+        /// `200` with a valid model whose `tags` array makes the body about 1 MB.
+        case hugeJSON = "huge-json"
+        /// `200` with JSON nested 10,000 levels deep.
+        case deepJSON = "deep-json"
+        /// `200` with a JSON string holding bytes that are not UTF-8.
+        case invalidUTF8 = "invalid-utf8"
+        /// `302` to itself, forever.
+        case redirectLoop = "redirect-loop"
+        /// `401` with `WWW-Authenticate: Basic realm="x"` and a JSON error body.
+        case basicChallenge = "basic-challenge"
+    }
+
+    private let channel: any Channel
+    private let children: ChildChannels
+    private let registry: Locked<[Int: [UInt8]]>
+    private let nextId = Locked(0)
+
+    /// The bound port.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+
+    private init(channel: any Channel, children: ChildChannels, registry: Locked<[Int: [UInt8]]>, port: Int) {
+        self.channel = channel
+        self.children = children
+        self.registry = registry
+        self.port = port
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// Starts listening on 127.0.0.1, on an ephemeral port.
+    public static func start() async throws -> FaultServer {
+        let children = ChildChannels()
+        let registry = Locked<[Int: [UInt8]]>([:])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                children.add(child)
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(FaultHandler(registry: registry))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw TestServerError.startFailed("The fault server's socket has no local port")
+        }
+        return FaultServer(channel: channel, children: children, registry: registry, port: port)
+    }
+
+    /// Stops listening and closes every open connection. Idempotent.
+    public func stop() async {
+        try? await channel.close()
+        for child in children.drain() { try? await child.close() }
+    }
+
+    /// The URL of `fault`.
+    public func url(_ fault: Fault) -> URL {
+        baseURL.appendingPathComponent("fault/\(fault.rawValue)")
+    }
+
+    /// Registers a raw response (status line, headers and body exactly as sent; the connection
+    /// closes after it) and returns the path that answers it: `/fault/custom/<id>`.
+    public func register(_ response: [UInt8]) -> String {
+        let id = nextId.withLock { id -> Int in
+            id += 1
+            return id
+        }
+        registry.withLock { $0[id] = response }
+        return "/fault/custom/\(id)"
+    }
+}
+
+/// Runs `body` with a started ``FaultServer`` and stops it afterwards.
+public func withFaultServer<T: Sendable>(_ body: (FaultServer) async throws -> T) async throws -> T {
+    let server = try await FaultServer.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// The connections a ``FaultServer`` has accepted and not yet seen closed.
+final class ChildChannels: Sendable {
+    private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        channels.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [channels] _ in
+            _ = channels.withLock { $0.removeValue(forKey: key) }
+        }
+    }
+
+    func drain() -> [any Channel] {
+        channels.withLock { channels in
+            defer { channels = [:] }
+            return Array(channels.values)
+        }
+    }
+}

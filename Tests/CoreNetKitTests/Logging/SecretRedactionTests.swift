@@ -1,0 +1,74 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import CoreNetKitTestServer
+import Foundation
+import Testing
+
+@testable import CoreNetKit
+
+@Suite struct SecretRedactionTests {
+    /// Every secret below starts with `sEcReT`; none may reach a logger.
+    static func requests(_ base: URL) -> [ServerRequest] {
+        var form = MultipartData()
+        form.append("sEcReT-mp-1", name: "password")
+        form.append("sEcReT-mp-2", name: "access_token")
+        form.append("Ada", name: "name")
+        return [
+            ServerRequest(
+                method: .get, baseUrl: base, relativeUrl: "/echo",
+                headers: ["Authorization": "Bearer sEcReT-h1", "X-Api-Key": "sEcReT-h2", "Client-Secret": "sEcReT-h3"],
+                parameters: .query(["access_token": "sEcReT-q1", "api_key": "sEcReT-q2", "page": "2"])),
+            ServerRequest(
+                method: .post, baseUrl: base, relativeUrl: "/echo",
+                parameters: .jsonObject(["password": "sEcReT-j1", "nested": ["client_secret": "sEcReT-j2"]])),
+            ServerRequest(
+                method: .post, baseUrl: base, relativeUrl: "/echo",
+                parameters: .formURLEncoded([
+                    "password": "sEcReT-f1", "access_token": "sEcReT-f2", "refresh_token": "sEcReT-f3",
+                    "client_secret": "sEcReT-f4", "user[password]": "sEcReT-f5", "username": "ada",
+                ])),
+            ServerRequest(method: .post, baseUrl: base, relativeUrl: "/upload", parameters: .multipart(form)),
+        ]
+    }
+
+    @Test(arguments: [false, true])
+    func secretsInEveryEncodingNeverReachTheLogger(bodies: Bool) async throws {
+        try await withTestServer { server in
+            let lines = Locked<[String]>([])
+            let logger = PrintNetworkLogger(includesBodies: bodies, includesCURL: true) { line in
+                lines.withLock { $0.append(line) }
+            }
+            let configuration = testConfiguration { $0.logger = logger }
+
+            for serverRequest in Self.requests(server.baseURL) {
+                _ = await TestRequest<JSON>(configuration: configuration) { serverRequest }.perform().result
+            }
+
+            let text = lines.withLock { $0 }.joined(separator: "\n")
+            #expect(!text.contains("sEcReT"), "\(text)")
+            #expect(text.contains("curl -X POST"))
+            #expect(text.contains("username=ada"))
+            #expect(text.contains("password=<redacted>"))
+        }
+    }
+
+    @Test func formBodyFieldsWithSecretNamesAreRedacted() {
+        let body = Data("username=ada&password=p%40ss&access_token=abc&user%5Bpassword%5D=x&page=2".utf8)
+
+        let redacted = LogRedactor.redact(body: body)
+
+        #expect(
+            redacted
+                == "username=ada&password=<redacted>&access_token=<redacted>&user%5Bpassword%5D=<redacted>&page=2")
+    }
+
+    @Test func plainTextThatIsNotAFormIsLoggedAsIs() {
+        #expect(LogRedactor.redact(body: Data("hello world".utf8)) == "hello world")
+    }
+}

@@ -1,0 +1,107 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import CoreNetKitTestServer
+import Dispatch
+import Foundation
+import Testing
+
+@testable import CoreNetKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct TransportUploadProgressTests {
+    @Test func inMemoryBodyReportsSeveralMonotonicProgressValuesEndingAtTheTotal() async throws {
+        try await withTestServer { server in
+            let body = Data(repeating: 0x61, count: 9 * 1024 * 1024)
+            var urlRequest = URLRequest(url: server.baseURL.appendingPathComponent("upload/raw"))
+            urlRequest.httpMethod = "POST"
+            urlRequest.httpBody = body
+            urlRequest.timeoutInterval = 30
+            let values = Locked<[Int64]>([])
+            let request = TransportRequest(urlRequest: urlRequest) { sent, total in
+                values.withLock { $0.append(total == Int64(body.count) ? sent : -1) }
+            }
+
+            let response = try await withTimeout(30) { try await sharedTestTransport.send(request) }
+
+            let reported = values.withLock { $0 }
+            #expect(response.statusCode == 200)
+            #expect(reported.count > 1, "\(reported)")
+            #expect(zip(reported, reported.dropFirst()).allSatisfy { $0 <= $1 }, "\(reported)")
+            #expect(reported.last == Int64(body.count))
+        }
+    }
+}
+
+@Suite struct URLSessionConnectionLimitTests {
+    @Test func requestQueuedBehindABusyConnectionDoesNotTimeOutWhileWaiting() async throws {
+        try await withTestServer { server in
+            try await withFaultServer { faults in
+                let transport = URLSessionTransport(maximumConnectionsPerHost: 1)
+                let configuration = testConfiguration(transport: transport)
+                let held = TestRequest<JSON>(configuration: configuration) { server.get("/hold/limit", timeout: 30) }
+                    .perform()
+                try await server.waitForArrivals(at: "limit", count: 1)
+                let queued = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 1) }
+                    .perform()
+
+                // A request that times out after 1.5 s is the clock: the queued one has now waited
+                // longer than its own 1 s timeout.
+                let clock = await faults.request(.slow, configuration: testConfiguration(), timeout: 1.5).perform()
+                    .result
+                server.release("limit")
+
+                let users = try await withTimeout(30) { try await queued.value }
+                _ = try await withTimeout(30) { try await held.value }
+                #expect(users != .null)
+                #expect((clock.failure as? BaseServerError)?.code == .timeout)
+            }
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+@Suite struct TransportRedirectCancelTests {
+    /// FoundationNetworking aborts with "Received callback for HTTP redirection, but we're not
+    /// waiting for it" when a task is cancelled while its redirect callback is pending; the
+    /// transport serialises the two.
+    @Test(.timeLimit(.minutes(2)))
+    func cancellingWhileRedirectsAreFollowedNeverCrashesAndEndsEachRequestOnce() async throws {
+        try await withFaultServer { faults in
+            let configuration = testConfiguration()
+            var generator = SeededGenerator(seed: 0x4ED1_4EC7)
+            let delays = (0..<400).map { _ in Double.random(in: 0...0.02, using: &generator) }
+            let ends = Locked(0)
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, delay) in delays.enumerated() {
+                    if index >= 32 { try await group.next() }
+                    group.addTask {
+                        let context = faults.request(.redirectLoop, configuration: configuration, timeout: 20).perform()
+                        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { context.cancel() }
+                        _ = try await withTimeout(60, "a cancelled redirect loop") { await context.result }
+                        ends.withLock { $0 += 1 }
+                    }
+                }
+                try await group.waitForAll()
+            }
+
+            #expect(ends.withLock { $0 } == delays.count)
+            #expect(configuration.taskPool.isEmpty)
+        }
+    }
+}
