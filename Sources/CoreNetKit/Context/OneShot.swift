@@ -5,24 +5,41 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-
 /// A result that is set once and awaited once: the library's one one-shot waiter.
 ///
 /// The first `resume(_:)` wins; later ones are ignored. The waiter may come before or after
 /// the result: `set(_:)` with a continuation, or `value`. A result that is already there can
 /// be taken without suspending (`completedResult`), so work that finishes synchronously needs
-/// no continuation and no trip through the executor.
-final class OneShot<Value: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Value, any Error>?
-        var early: Result<Value, any Error>?
-        var done = false
+/// no continuation and no trip through the executor. It is a `Locked` state, so one allocation.
+typealias OneShot<Value: Sendable> = Locked<OneShotState<Value>>
+
+/// The state of a OneShot.
+struct OneShotState<Value: Sendable>: OneShotStorage {
+    var continuation: CheckedContinuation<Value, any Error>?
+    var early: Result<Value, any Error>?
+    var done = false
+
+    init() {}
+}
+
+/// What a `Locked` needs to be a one-shot waiter.
+protocol OneShotStorage {
+    associatedtype Value: Sendable
+    var continuation: CheckedContinuation<Value, any Error>? { get set }
+    var early: Result<Value, any Error>? { get set }
+    var done: Bool { get set }
+    init()
+}
+
+extension Locked where Value: OneShotStorage {
+    /// An empty one-shot waiter.
+    convenience init() {
+        self.init(Value())
     }
-    private let state = Locked(State())
 
     /// Hands the result to `continuation`, at once if it is already there.
-    func set(_ continuation: CheckedContinuation<Value, any Error>) {
-        let early: Result<Value, any Error>? = state.withLock { state in
+    func set(_ continuation: CheckedContinuation<Value.Value, any Error>) {
+        let early: Result<Value.Value, any Error>? = withLock { state in
             if let early = state.early {
                 state.early = nil
                 return early
@@ -34,8 +51,8 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Sets the result; ignored after the first call.
-    func resume(_ result: Result<Value, any Error>) {
-        let continuation: CheckedContinuation<Value, any Error>? = state.withLock { state in
+    func resume(_ result: Result<Value.Value, any Error>) {
+        let continuation: CheckedContinuation<Value.Value, any Error>? = withLock { state in
             guard !state.done else { return nil }
             state.done = true
             if let continuation = state.continuation {
@@ -49,15 +66,15 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// The result if it is already there and nobody waits for it; taking it consumes it.
-    var completedResult: Result<Value, any Error>? {
-        state.withLock { state in
+    var completedResult: Result<Value.Value, any Error>? {
+        withLock { state in
             defer { state.early = nil }
             return state.early
         }
     }
 
     /// The result, awaited (once).
-    var value: Value {
+    var value: Value.Value {
         get async throws {
             if let done = completedResult { return try done.get() }
             return try await withCheckedThrowingContinuation { set($0) }

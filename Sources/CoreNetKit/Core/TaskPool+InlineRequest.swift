@@ -5,22 +5,31 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
+/// The TaskPool entry of a request that runs in its caller's Task
+/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. A `Locked`
+/// state, so registering such a request costs one allocation.
+typealias InlineRequest = Locked<InlineTask>
 
-/// The ``TaskPool`` entry of a request that runs in its caller's Task
-/// (``BaseServerRequest/performAsync()``): cancelling it by id cancels that Task.
-final class InlineRequest: PoolMember {
-    // safe: the task is used only under the lock, and detached before the Task returns
-    private let task = Locked<UnsafeCurrentTask?>(nil)
+/// The Task of an InlineRequest while it runs.
+struct InlineTask {
+    // safe to hold: the task is used only under the lock, and detached before the Task returns
+    var task: UnsafeCurrentTask?
+}
+
+extension Locked: PoolMember where Value == InlineTask {
+    convenience init() {
+        self.init(InlineTask())
+    }
 
     func attach(_ current: UnsafeCurrentTask?) {
-        task.withLock { $0 = current }
+        withLock { $0.task = current }
     }
 
     func detach() {
-        task.withLock { $0 = nil }
+        withLock { $0.task = nil }
     }
 
     func cancelAll() {
-        task.withLock { $0?.cancel() }
+        withLock { $0.task?.cancel() }
     }
 }

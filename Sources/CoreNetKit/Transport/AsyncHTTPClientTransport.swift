@@ -65,9 +65,9 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let timeout = request.urlRequest.timeoutInterval > 0 ? request.urlRequest.timeoutInterval : 60
+        let timeout = request.timeout > 0 ? request.timeout : 60
         let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1_000_000_000))
-        var current = request.urlRequest
+        var current = request
         for _ in 0...Self.maximumRedirects {
             let response = try await execute(current, original: request, deadline: deadline)
             guard let next = try redirect(from: current, response: response) else {
@@ -78,21 +78,23 @@ public final class AsyncHTTPClientTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func execute(_ urlRequest: URLRequest, original: TransportRequest, deadline: NIODeadline) async throws
+    /// Sends `current` (the original request, or where a redirect pointed); its body and
+    /// progress come from `original`'s file when it has one.
+    private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
         -> HTTPClientResponse
     {
-        guard let url = urlRequest.url else { throw URLError(.badURL) }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+        var request = HTTPClientRequest(url: current.url.absoluteString)
+        request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
+        request.headers.reserveCapacity(current.headers.count)
+        for (name, value) in current.headers {
             request.headers.add(name: name, value: value)
         }
-        if let file = original.bodyFileURL, urlRequest.httpMethod != "GET" {
+        if let file = original.bodyFileURL, current.method != .get {
             let size = try FileBodyChunks.size(of: file)
             request.body = .stream(
                 FileBodyChunks(url: file, total: size, progress: original.uploadProgress),
                 length: .known(size))
-        } else if let body = urlRequest.httpBody {
+        } else if let body = current.body {
             request.body = MemoryBodyChunks.body(body, progress: original.uploadProgress)
         }
         do {
@@ -105,22 +107,25 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The request to send next if `response` redirects, with the method rules browsers and
     /// URLSession use (303, and 301/302 after POST, become GET) and credentials stripped
     /// across origins.
-    private func redirect(from request: URLRequest, response: HTTPClientResponse) throws -> URLRequest? {
+    private func redirect(from request: TransportRequest, response: HTTPClientResponse) throws -> TransportRequest? {
         let status = Int(response.status.code)
         guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
-            let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             target.scheme == "http" || target.scheme == "https"
         else { return nil }
         var next = request
         next.url = target
-        let method = request.httpMethod ?? "GET"
-        if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
-            next.httpMethod = "GET"
-            next.httpBody = nil
+        if status == 303 && request.method != .head || (status == 301 || status == 302) && request.method == .post {
+            next.method = .get
+            next.body = nil
+            next.bodyFileURL = nil
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        return RedirectPolicy.strippingCredentials(next, from: request)
+        if !RedirectPolicy.isSameOrigin(request.url, target) {
+            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
     }
 
     private func collect(_ response: HTTPClientResponse, for request: TransportRequest, url: URL?) async throws

@@ -13,7 +13,17 @@ import FoundationNetworking
 #endif
 
 /// The in-flight state of one task: where its body goes and who waits for it.
-final class TaskState: @unchecked Sendable {  // safe: touched only on the session's serial delegate queue
+///
+/// Its mutable fields need no lock of their own, for two reasons that hold together:
+/// - It is created by the sending Task and published to the delegate only through
+///   `SessionDelegate`'s locked table, and every delegate callback looks it up through that same
+///   lock, so the creation happens before any callback reads it.
+/// - After that, its `var`s are read and written only by delegate callbacks, and URLSession runs
+///   those one at a time on the session's delegate queue, an `OperationQueue` with
+///   `maxConcurrentOperationCount = 1` (see `URLSessionTransport.init`).
+/// Other threads (the cancellation handler) touch only its `let`s and `gate`, which has a lock.
+// safe: see above — published under the delegate's lock, then mutated only on one serial queue
+final class TaskState: @unchecked Sendable {
     let request: TransportRequest
     let continuation: CheckedContinuation<TransportResponse, any Error>
     let gate: CancelGate
@@ -162,34 +172,6 @@ extension SessionDelegate {
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
-    }
-}
-
-/// What happens to credentials when a response redirects.
-enum RedirectPolicy {
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
-    /// `redirect` unchanged when it stays on the origin of `previous`; otherwise without the
-    /// credential headers.
-    static func strippingCredentials(_ redirect: URLRequest, from previous: URLRequest?) -> URLRequest {
-        guard let to = redirect.url, let from = previous?.url, !isSameOrigin(from, to) else { return redirect }
-        var stripped = redirect
-        for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
-        return stripped
-    }
-
-    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && effectivePort(a) == effectivePort(b)
-    }
-
-    static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
     }
 }
 
