@@ -55,14 +55,21 @@ if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
 
-var total = 0
-switch mode {
-case "decode":
-    let decoder = JSONDecoder()
-    for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
-case "context":
-    for _ in 0..<count { total += try await request.perform().value.items.count }
-default:
-    for _ in 0..<count { total += try await request.performAsync().items.count }
+/// The loop, off the main actor: awaiting a nonisolated call from top-level code would hop
+/// between the main thread and the pool twice per request and measure the hops.
+nonisolated func run(_ mode: String, _ count: Int, _ request: PageRequest, _ page: Data) async throws -> Int {
+    var total = 0
+    switch mode {
+    case "decode":
+        let decoder = JSONDecoder()
+        for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
+    case "context":
+        for _ in 0..<count { total += try await request.perform().value.items.count }
+    default:
+        for _ in 0..<count { total += try await request.performAsync().items.count }
+    }
+    return total
 }
+
+let total = try await Task.detached { try await run(mode, count, request, page) }.value
 print("\(mode): \(count) requests, \(total) items")
