@@ -84,16 +84,7 @@ import Testing
 
     @Test func secondRejectionAfterTheReplayEndsInUnauthorizedWithoutAnotherRefresh() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(
-                server: server,
-                refresher: { configuration, now in
-                    let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
-                    return ClosureTokenRefresher { tokens in
-                        let fresh = try await endpoint.refresh(tokens)
-                        server.auth.expireAccessToken()  // the server rejects the new token too
-                        return fresh
-                    }
-                })
+            let auth = AuthFixture.rejectingEveryRenewedToken(server: server)
             server.auth.expireAccessToken()
 
             let error = try #require(try await EventLog(auth.protected("again")).failure() as? BaseServerError)

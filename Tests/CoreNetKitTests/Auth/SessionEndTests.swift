@@ -35,16 +35,7 @@ import Testing
 
     @Test func aRenewedTokenRejectedAgainEndsTheSessionOnce() async throws {
         try await withTestServer { server in
-            let auth = AuthFixture(
-                server: server,
-                refresher: { configuration, now in
-                    let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
-                    return ClosureTokenRefresher { tokens in
-                        let fresh = try await endpoint.refresh(tokens)
-                        server.auth.expireAccessToken()  // the server rejects the new token too
-                        return fresh
-                    }
-                })
+            let auth = AuthFixture.rejectingEveryRenewedToken(server: server)
             server.auth.expireAccessToken()
 
             let logs = (1...3).map { EventLog(auth.protected("again-\($0)")) }

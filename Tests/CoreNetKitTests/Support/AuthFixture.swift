@@ -105,6 +105,21 @@ struct AuthFixture {
         self.callbackQueue = queue
     }
 
+    /// A fixture whose refresher gets new tokens from the server and then makes the server reject
+    /// them too: every renewed token is rejected again.
+    static func rejectingEveryRenewedToken(server: TestServer) -> AuthFixture {
+        AuthFixture(
+            server: server,
+            refresher: { configuration, now in
+                let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
+                return ClosureTokenRefresher { tokens in
+                    let fresh = try await endpoint.refresh(tokens)
+                    server.auth.expireAccessToken()  // the server rejects the new token too
+                    return fresh
+                }
+            })
+    }
+
     /// `GET /protected/:id` (or `path`) through the manager.
     func protected(_ id: String, path: String? = nil) -> ActiveRequestContext<ProtectedReply> {
         let baseURL = server.baseURL
