@@ -6,7 +6,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Crypto
 import Hummingbird
+import MultipartKit
 
 /// File routes: `POST /upload` (multipart), `POST /upload/raw`, `GET /download/:bytes`.
 extension TestResponder {
@@ -22,23 +24,25 @@ extension TestResponder {
         guard let boundary = parsed["boundary"] else {
             throw Self.badMultipart("The Content-Type has no boundary parameter")
         }
-        var parser: MultipartParser
-        do {
-            parser = try MultipartParser(boundary: boundary)
-        } catch {
-            throw Self.badMultipart(error.message)
-        }
+        let collector = MultipartPartCollector()
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { name, value in collector.header(name: name, value: value) }
+        parser.onBody = { buffer in collector.body(buffer) }
+        parser.onPartComplete = { collector.completePart() }
         var totalBytes = 0
-        let parts: [MultipartParser.Part]
+        let parts: [MultipartPartCollector.Part]
         do {
             for try await chunk in request.body {
                 totalBytes += chunk.readableBytes
-                try chunk.withUnsafeReadableBytes { bytes throws(MultipartParser.Failure) in
-                    try parser.feed(bytes)
+                do {
+                    try parser.execute(chunk)
+                } catch {
+                    throw MultipartPartCollector.Failure(message: "The body is not valid multipart/form-data: \(error)")
                 }
+                if let failure = collector.failure { throw failure }
             }
-            parts = try parser.finish()
-        } catch let error as MultipartParser.Failure {
+            parts = try collector.finish()
+        } catch let error as MultipartPartCollector.Failure {
             throw Self.badMultipart(error.message)
         }
         let described: [JSON] = parts.map { part in
@@ -47,7 +51,7 @@ extension TestResponder {
                 ("filename", .optional(part.filename)),
                 ("contentType", .optional(part.contentType)),
                 ("size", .int(part.size)),
-                ("sha256", .string(part.hasher.finalizeHex())),
+                ("sha256", .string(part.hasher.finalize().hex)),
                 ("headers", .object(part.headers.map { ($0.0, .string($0.1)) })),
             ])
         }
@@ -56,13 +60,13 @@ extension TestResponder {
 
     /// `POST /upload/raw`: hashes the body while it streams in.
     static func uploadRaw(_ request: Request) async throws -> Response {
-        var hasher = SHA256()
+        var hasher = Crypto.SHA256()
         var size = 0
         for try await chunk in request.body {
             size += chunk.readableBytes
-            chunk.withUnsafeReadableBytes { hasher.update($0) }
+            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
         }
-        return Self.json(.object([("size", .int(size)), ("sha256", .string(hasher.finalizeHex()))]))
+        return Self.json(.object([("size", .int(size)), ("sha256", .string(hasher.finalize().hex))]))
     }
 
     /// `GET /download/:bytes`: streams the deterministic pattern in 64 KiB chunks with an exact
