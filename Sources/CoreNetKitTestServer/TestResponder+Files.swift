@@ -8,7 +8,6 @@
 
 import Crypto
 import Hummingbird
-import MultipartKit
 
 /// File routes: `POST /upload` (multipart), `POST /upload/raw`, `GET /download/:bytes`.
 extension TestResponder {
@@ -24,25 +23,23 @@ extension TestResponder {
         guard let boundary = parsed["boundary"] else {
             throw Self.badMultipart("The Content-Type has no boundary parameter")
         }
-        let collector = MultipartPartCollector()
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in collector.header(name: name, value: value) }
-        parser.onBody = { buffer in collector.body(buffer) }
-        parser.onPartComplete = { collector.completePart() }
+        var parser: MultipartParser
+        do {
+            parser = try MultipartParser(boundary: boundary)
+        } catch {
+            throw Self.badMultipart(error.message)
+        }
         var totalBytes = 0
-        let parts: [MultipartPartCollector.Part]
+        let parts: [MultipartParser.Part]
         do {
             for try await chunk in request.body {
                 totalBytes += chunk.readableBytes
-                do {
-                    try parser.execute(chunk)
-                } catch {
-                    throw MultipartPartCollector.Failure(message: "The body is not valid multipart/form-data: \(error)")
+                try chunk.withUnsafeReadableBytes { bytes throws(MultipartParser.Failure) in
+                    try parser.feed(bytes)
                 }
-                if let failure = collector.failure { throw failure }
             }
-            parts = try collector.finish()
-        } catch let error as MultipartPartCollector.Failure {
+            parts = try parser.finish()
+        } catch let error as MultipartParser.Failure {
             throw Self.badMultipart(error.message)
         }
         let described: [JSON] = parts.map { part in

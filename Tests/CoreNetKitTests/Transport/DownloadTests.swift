@@ -24,6 +24,9 @@ import Testing
                 let log = TransferLog(context)
 
                 let download = try await withTimeout(120) { try await context.value }
+                // `value` returns before the handlers queued on the callback queue have run; one
+                // attached now runs after them, so the log is complete once it has.
+                await withCheckedContinuation { done in context.onCompleted { _ in done.resume() } }
 
                 #expect(download.url == destination)
                 var hasher = Crypto.SHA256()
