@@ -28,6 +28,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // The loopback test server's (and the tests') hashes and locks come from well-kept
+        // packages, not hand-written copies. Never a dependency of the CoreNetKit library.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -46,6 +50,8 @@ let package = Package(
             name: "CoreNetKitTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -74,7 +80,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreNetKitTests",
-            dependencies: ["CoreNetKit", "CoreNetKitTestServer"],
+            dependencies: [
+                "CoreNetKit", "CoreNetKitTestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

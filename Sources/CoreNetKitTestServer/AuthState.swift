@@ -6,6 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import NIOConcurrencyHelpers
+
 /// The token state behind the server's `/auth/*` and `/protected/*` routes.
 ///
 /// Tokens come in generations: generation `n` issues `token-n` and `refresh-n`. The server starts
@@ -34,30 +36,30 @@ public final class AuthState: Sendable {
         var tokensSeen: [String] = []
     }
 
-    private let storage = Locked(Storage())
+    private let storage = NIOLockedValueBox(Storage())
 
     init() {}
 
     /// The access token of the current generation (`token-1` at start). After
     /// ``expireAccessToken()`` it is still reported here but `/protected` rejects it.
     public var currentAccessToken: String {
-        self.storage.withLock { $0.accessToken }
+        self.storage.withLockedValue { $0.accessToken }
     }
 
     /// The refresh token `/auth/refresh` currently accepts (`refresh-1` at start).
     public var currentRefreshToken: String {
-        self.storage.withLock { $0.refreshToken }
+        self.storage.withLockedValue { $0.refreshToken }
     }
 
     /// Makes the current access token invalid for `/protected`; the next successful refresh
     /// returns `token-(n+1)`, which is valid again. The refresh token stays valid.
     public func expireAccessToken() {
-        self.storage.withLock { $0.accessTokenValid = false }
+        self.storage.withLockedValue { $0.accessTokenValid = false }
     }
 
     /// Makes `token` the one access token `/protected` accepts.
     public func setAccessToken(_ token: String) {
-        self.storage.withLock { storage in
+        self.storage.withLockedValue { storage in
             storage.accessToken = token
             storage.accessTokenValid = true
         }
@@ -65,39 +67,39 @@ public final class AuthState: Sendable {
 
     /// How many `POST /auth/refresh` requests reached the server (counted on arrival).
     public var refreshCalls: Int {
-        self.storage.withLock { $0.refreshCalls }
+        self.storage.withLockedValue { $0.refreshCalls }
     }
 
     /// When `true`, `/auth/refresh` answers `401 {"code":"REFRESH_EXPIRED",...}`.
     public var refreshShouldFail: Bool {
-        get { self.storage.withLock { $0.refreshShouldFail } }
-        set { self.storage.withLock { $0.refreshShouldFail = newValue } }
+        get { self.storage.withLockedValue { $0.refreshShouldFail } }
+        set { self.storage.withLockedValue { $0.refreshShouldFail = newValue } }
     }
 
     /// When `true`, `/auth/refresh` waits at gate `"refresh"` (see `TestServer.arrivals(at:)`,
     /// `TestServer.release(_:)`) before answering.
     public var holdRefresh: Bool {
-        get { self.storage.withLock { $0.holdRefresh } }
-        set { self.storage.withLock { $0.holdRefresh = newValue } }
+        get { self.storage.withLockedValue { $0.holdRefresh } }
+        set { self.storage.withLockedValue { $0.holdRefresh = newValue } }
     }
 
     /// How `/protected/:id` rejects an invalid token (``RejectionStyle/status401`` by default).
     public var rejectionStyle: RejectionStyle {
-        get { self.storage.withLock { $0.rejectionStyle } }
-        set { self.storage.withLock { $0.rejectionStyle = newValue } }
+        get { self.storage.withLockedValue { $0.rejectionStyle } }
+        set { self.storage.withLockedValue { $0.rejectionStyle = newValue } }
     }
 
     /// The bearer token of every `/protected` request, in arrival order (`""` when the request
     /// had no `Authorization` header; the raw header value when it was not a bearer token).
     public func tokensSeen() -> [String] {
-        self.storage.withLock { $0.tokensSeen }
+        self.storage.withLockedValue { $0.tokensSeen }
     }
 
     // MARK: Used by the routes
 
     /// Records a `/protected` token and tells whether it is the valid access token.
     func checkAccessToken(_ token: String) -> Bool {
-        self.storage.withLock { storage in
+        self.storage.withLockedValue { storage in
             storage.tokensSeen.append(token)
             return storage.accessTokenValid && token == storage.accessToken
         }
@@ -105,13 +107,13 @@ public final class AuthState: Sendable {
 
     /// Counts one refresh call.
     func countRefreshCall() {
-        self.storage.withLock { $0.refreshCalls += 1 }
+        self.storage.withLockedValue { $0.refreshCalls += 1 }
     }
 
     /// Rotates to the next generation when `presented` is the current refresh token and refreshes
     /// are not set to fail; returns the new tokens, or `nil` to reject.
     func refresh(presenting presented: String?) -> (accessToken: String, refreshToken: String)? {
-        self.storage.withLock { storage in
+        self.storage.withLockedValue { storage in
             guard !storage.refreshShouldFail, let presented, presented == storage.refreshToken else { return nil }
             storage.generation += 1
             storage.accessToken = "token-\(storage.generation)"
@@ -123,6 +125,6 @@ public final class AuthState: Sendable {
 
     /// The current access and refresh tokens, as `/auth/login` hands them out.
     func currentTokens() -> (accessToken: String, refreshToken: String) {
-        self.storage.withLock { ($0.accessToken, $0.refreshToken) }
+        self.storage.withLockedValue { ($0.accessToken, $0.refreshToken) }
     }
 }

@@ -6,8 +6,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Crypto
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// Returns the first `count` bytes of the deterministic pattern served by `GET /download/:bytes`:
 /// byte `i` is `UInt8(truncatingIfNeeded: i &* 31 &+ 7)`.
@@ -53,28 +55,28 @@ enum DownloadPatternSource {
     }
 
     /// `X-SHA256` values already computed, by size; shared by every server in the process.
-    private static let hashCache = Locked<[Int: String]>([:])
+    private static let hashCache = NIOLockedValueBox<[Int: String]>([:])
 
     /// Hex SHA-256 of the first `count` pattern bytes, computed once per size and cached.
     static func cachedSHA256Hex(count: Int) -> String {
-        if let cached = hashCache.withLock({ $0[count] }) { return cached }
+        if let cached = hashCache.withLockedValue({ $0[count] }) { return cached }
         let hex = sha256Hex(count: count)
-        hashCache.withLock { $0[count] = hex }
+        hashCache.withLockedValue { $0[count] = hex }
         return hex
     }
 
     /// Hex SHA-256 of the first `count` pattern bytes, computed chunk by chunk without building the body.
     static func sha256Hex(count: Int) -> String {
-        var hasher = SHA256()
+        var hasher = Crypto.SHA256()
         var remaining = count
         chunk.withUnsafeReadableBytes { chunkBytes in
             while remaining > 0 {
                 let length = min(chunkSize, remaining)
-                hasher.update(UnsafeRawBufferPointer(rebasing: chunkBytes[0..<length]))
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunkBytes[0..<length]))
                 remaining -= length
             }
         }
-        return hasher.finalizeHex()
+        return hasher.finalize().hex
     }
 
     /// A streamed body of `count` pattern bytes, written in 64 KiB chunks with an exact length.

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Reads one request head from a raw connection and answers it with a ``FaultServer/Fault``.
@@ -14,11 +15,11 @@ final class FaultHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let registry: Locked<[Int: [UInt8]]>
+    private let registry: NIOLockedValueBox<[Int: [UInt8]]>
     private var head: [UInt8] = []
     private var answered = false
 
-    init(registry: Locked<[Int: [UInt8]]>) {
+    init(registry: NIOLockedValueBox<[Int: [UInt8]]>) {
         self.registry = registry
     }
 
@@ -42,7 +43,7 @@ final class FaultHandler: ChannelInboundHandler {
     private func respond(to path: String, context: ChannelHandlerContext) {
         let name = path.hasPrefix("/fault/") ? String(path.dropFirst("/fault/".count)) : ""
         if name.hasPrefix("custom/"), let id = Int(name.dropFirst("custom/".count)) {
-            let bytes = registry.withLock { $0[id] } ?? FaultResponses.notFound
+            let bytes = registry.withLockedValue { $0[id] } ?? FaultResponses.notFound
             writeAndClose(bytes, context: context)
             return
         }

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -66,15 +67,16 @@ public final class FaultServer: Sendable {
 
     private let channel: any Channel
     private let children: ChildChannels
-    private let registry: Locked<[Int: [UInt8]]>
-    private let nextId = Locked(0)
+    private let registry: NIOLockedValueBox<[Int: [UInt8]]>
+    private let nextId = NIOLockedValueBox(0)
 
     /// The bound port.
     public let port: Int
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
 
-    private init(channel: any Channel, children: ChildChannels, registry: Locked<[Int: [UInt8]]>, port: Int) {
+    private init(channel: any Channel, children: ChildChannels, registry: NIOLockedValueBox<[Int: [UInt8]]>, port: Int)
+    {
         self.channel = channel
         self.children = children
         self.registry = registry
@@ -85,7 +87,7 @@ public final class FaultServer: Sendable {
     /// Starts listening on 127.0.0.1, on an ephemeral port.
     public static func start() async throws -> FaultServer {
         let children = ChildChannels()
-        let registry = Locked<[Int: [UInt8]]>([:])
+        let registry = NIOLockedValueBox<[Int: [UInt8]]>([:])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -117,11 +119,11 @@ public final class FaultServer: Sendable {
     /// Registers a raw response (status line, headers and body exactly as sent; the connection
     /// closes after it) and returns the path that answers it: `/fault/custom/<id>`.
     public func register(_ response: [UInt8]) -> String {
-        let id = nextId.withLock { id -> Int in
+        let id = nextId.withLockedValue { id -> Int in
             id += 1
             return id
         }
-        registry.withLock { $0[id] = response }
+        registry.withLockedValue { $0[id] = response }
         return "/fault/custom/\(id)"
     }
 }
@@ -141,18 +143,18 @@ public func withFaultServer<T: Sendable>(_ body: (FaultServer) async throws -> T
 
 /// The connections a ``FaultServer`` has accepted and not yet seen closed.
 final class ChildChannels: Sendable {
-    private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
+    private let channels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
 
     func add(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        channels.withLock { $0[key] = channel }
+        channels.withLockedValue { $0[key] = channel }
         channel.closeFuture.whenComplete { [channels] _ in
-            _ = channels.withLock { $0.removeValue(forKey: key) }
+            _ = channels.withLockedValue { $0.removeValue(forKey: key) }
         }
     }
 
     func drain() -> [any Channel] {
-        channels.withLock { channels in
+        channels.withLockedValue { channels in
             defer { channels = [:] }
             return Array(channels.values)
         }

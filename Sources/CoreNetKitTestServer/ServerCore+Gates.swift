@@ -17,10 +17,10 @@ import Dispatch
 extension ServerCore {
     /// Counts an arrival at `gate` and suspends until the gate is open or the server stops.
     func passGate(_ gate: String) async {
-        let id = self.state.withLock { $0.makeID() }
+        let id = self.state.withLockedValue { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let (passNow, satisfied) = self.state.withLock { state in
+                let (passNow, satisfied) = self.state.withLockedValue { state in
                     state.gates[gate, default: ServerState.Gate()].arrivals += 1
                     let gateState = state.gates[gate]!
                     let satisfied = state.takeSatisfiedWaiters(gate: gate, arrivals: gateState.arrivals)
@@ -34,22 +34,22 @@ extension ServerCore {
                 if passNow { continuation.resume() }
             }
         } onCancel: {
-            let held = self.state.withLock { $0.gates[gate]?.held.removeValue(forKey: id) }
+            let held = self.state.withLockedValue { $0.gates[gate]?.held.removeValue(forKey: id) }
             held?.resume()
         }
     }
 
     /// How many requests reached `gate` so far.
     func arrivals(at gate: String) -> Int {
-        self.state.withLock { $0.gates[gate]?.arrivals ?? 0 }
+        self.state.withLockedValue { $0.gates[gate]?.arrivals ?? 0 }
     }
 
     /// Suspends until `gate` has seen `count` arrivals, throwing `TestServerError.timedOut` after `timeout`.
     func waitForArrivals(at gate: String, count: Int, timeout: Duration) async throws {
-        let id = self.state.withLock { $0.makeID() }
+        let id = self.state.withLockedValue { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: Result<Void, any Error>? = self.state.withLock { state in
+                let immediate: Result<Void, any Error>? = self.state.withLockedValue { state in
                     if (state.gates[gate]?.arrivals ?? 0) >= count { return .success(()) }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     state.arrivalWaiters[id] = ServerState.ArrivalWaiter(
@@ -74,7 +74,7 @@ extension ServerCore {
 
     /// Opens `gate`: resumes every held request and lets future ones through until `close`.
     func release(_ gate: String) {
-        let held = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let held = self.state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.gates[gate, default: ServerState.Gate()].isOpen = true
             let held = Array(state.gates[gate]!.held.values)
             state.gates[gate]!.held.removeAll()
@@ -85,12 +85,12 @@ extension ServerCore {
 
     /// Closes `gate` again: future requests are held.
     func close(_ gate: String) {
-        self.state.withLock { $0.gates[gate, default: ServerState.Gate()].isOpen = false }
+        self.state.withLockedValue { $0.gates[gate, default: ServerState.Gate()].isOpen = false }
     }
 
     /// Marks the server stopped and resumes every held request. Later arrivals pass straight through.
     func releaseAllGatesForShutdown() {
-        let held = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let held = self.state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.isStopped = true
             var held: [CheckedContinuation<Void, Never>] = []
             for name in state.gates.keys {
@@ -103,7 +103,7 @@ extension ServerCore {
     }
 
     private func failArrivalWaiter(_ id: Int, with error: any Error) {
-        let waiter = self.state.withLock { $0.arrivalWaiters.removeValue(forKey: id) }
+        let waiter = self.state.withLockedValue { $0.arrivalWaiters.removeValue(forKey: id) }
         waiter?.continuation.resume(throwing: error)
     }
 

@@ -8,11 +8,12 @@
 
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// The shared heart of one running ``TestServer``: the lock-protected ``ServerState``, the
 /// ``AuthState`` and the bytes precomputed at startup. Routes and the public API both use it.
 final class ServerCore: Sendable {
-    let state = Locked(ServerState())
+    let state = NIOLockedValueBox(ServerState())
     let auth = AuthState()
 
     /// `GET /bench/page`, built once.
@@ -28,7 +29,7 @@ final class ServerCore: Sendable {
     /// Counts one request.
     func recordHit(method: String, path: String) {
         let key = ServerState.HitKey(method: method, path: path)
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.hits[key, default: 0] += 1
             state.totalHits += 1
         }
@@ -36,21 +37,21 @@ final class ServerCore: Sendable {
 
     func hits(method: String, path: String) -> Int {
         let key = ServerState.HitKey(method: method, path: path)
-        return self.state.withLock { $0.hits[key] ?? 0 }
+        return self.state.withLockedValue { $0.hits[key] ?? 0 }
     }
 
     func hits(path: String) -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.hits.reduce(0) { $1.key.path == path ? $0 + $1.value : $0 }
         }
     }
 
     func totalHits() -> Int {
-        self.state.withLock { $0.totalHits }
+        self.state.withLockedValue { $0.totalHits }
     }
 
     func resetHits() {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.hits.removeAll()
             state.totalHits = 0
         }
@@ -60,7 +61,7 @@ final class ServerCore: Sendable {
 
     /// Increments and returns the `/counter/:key` value.
     func nextCounterValue(_ key: String) -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.counters[key, default: 0] += 1
             return state.counters[key]!
         }
@@ -68,22 +69,22 @@ final class ServerCore: Sendable {
 
     /// Current `/cache/etag/:key` version (starts at 1).
     func cacheVersion(_ key: String) -> Int {
-        self.state.withLock { $0.cacheVersions[key] ?? 1 }
+        self.state.withLockedValue { $0.cacheVersions[key] ?? 1 }
     }
 
     func bumpVersion(_ key: String) {
-        self.state.withLock { $0.cacheVersions[key, default: 1] += 1 }
+        self.state.withLockedValue { $0.cacheVersions[key, default: 1] += 1 }
     }
 
     func nextNoStoreValue() -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.noStoreHits += 1
             return state.noStoreHits
         }
     }
 
     func nextVaryValue() -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.varyHits += 1
             return state.varyHits
         }
@@ -91,11 +92,11 @@ final class ServerCore: Sendable {
 
     /// Highest id currently in `/feed`.
     func feedMaxID() -> Int {
-        self.state.withLock { $0.feedMaxID }
+        self.state.withLockedValue { $0.feedMaxID }
     }
 
     func insertFeedItems(_ count: Int) {
         guard count > 0 else { return }
-        self.state.withLock { $0.feedMaxID += count }
+        self.state.withLockedValue { $0.feedMaxID += count }
     }
 }

@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Everything mutable that the server's routes and the test-facing API share. It lives in a
-/// single ``Locked`` box owned by ``ServerCore``; continuations are collected under the lock and
+/// single `NIOLockedValueBox` owned by ``ServerCore``; continuations are collected under the lock and
 /// resumed after it is released.
 struct ServerState {
     /// Key of the per-route hit counter.

@@ -6,6 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import NIOConcurrencyHelpers
+
 /// A one-shot result handed from the server task to `TestServer.start`: the first
 /// `succeed`/`fail` wins, later ones are ignored, and `wait()` may come before or after it.
 final class StartupSignal: Sendable {
@@ -14,7 +16,7 @@ final class StartupSignal: Sendable {
         var continuation: CheckedContinuation<Int, any Error>?
     }
 
-    private let state = Locked(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Reports the bound port.
     func succeed(_ port: Int) {
@@ -29,7 +31,7 @@ final class StartupSignal: Sendable {
     /// Waits for the first reported outcome.
     func wait() async throws -> Int {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-            let ready = self.state.withLock { state -> Result<Int, TestServerError>? in
+            let ready = self.state.withLockedValue { state -> Result<Int, TestServerError>? in
                 if let result = state.result { return result }
                 state.continuation = continuation
                 return nil
@@ -39,7 +41,7 @@ final class StartupSignal: Sendable {
     }
 
     private func complete(_ result: Result<Int, TestServerError>) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Int, any Error>? in
+        let waiter = self.state.withLockedValue { state -> CheckedContinuation<Int, any Error>? in
             guard state.result == nil else { return nil }
             state.result = result
             defer { state.continuation = nil }

@@ -6,6 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Crypto
 import Hummingbird
 
 /// File routes: `POST /upload` (multipart), `POST /upload/raw`, `GET /download/:bytes`.
@@ -47,7 +48,7 @@ extension TestResponder {
                 ("filename", .optional(part.filename)),
                 ("contentType", .optional(part.contentType)),
                 ("size", .int(part.size)),
-                ("sha256", .string(part.hasher.finalizeHex())),
+                ("sha256", .string(part.hasher.finalize().hex)),
                 ("headers", .object(part.headers.map { ($0.0, .string($0.1)) })),
             ])
         }
@@ -56,13 +57,13 @@ extension TestResponder {
 
     /// `POST /upload/raw`: hashes the body while it streams in.
     static func uploadRaw(_ request: Request) async throws -> Response {
-        var hasher = SHA256()
+        var hasher = Crypto.SHA256()
         var size = 0
         for try await chunk in request.body {
             size += chunk.readableBytes
-            chunk.withUnsafeReadableBytes { hasher.update($0) }
+            chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
         }
-        return Self.json(.object([("size", .int(size)), ("sha256", .string(hasher.finalizeHex()))]))
+        return Self.json(.object([("size", .int(size)), ("sha256", .string(hasher.finalize().hex))]))
     }
 
     /// `GET /download/:bytes`: streams the deterministic pattern in 64 KiB chunks with an exact

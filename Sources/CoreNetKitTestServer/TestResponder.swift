@@ -6,6 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import Hummingbird
 
 /// Routes every request of a ``TestServer``. Dispatch is a plain switch on the first path
@@ -164,12 +165,13 @@ struct TestResponder: HTTPResponder {
         return bytes
     }
 
-    /// Collects and parses a JSON body, answering `400 BAD_JSON` when it is not a JSON object.
+    /// Collects and parses a JSON body (Foundation's `JSONDecoder`), answering `400 BAD_JSON` when it
+    /// is not a JSON object.
     static func jsonObjectBody(_ request: Request) async throws -> JSON {
         let bytes = try await self.collectBody(request)
         let value: JSON
         do {
-            value = try JSONParser.parse(bytes)
+            value = try JSONDecoder().decode(JSON.self, from: Data(bytes))
         } catch {
             throw RouteError.badJSON("The body is not valid JSON: \(error)")
         }

@@ -12,7 +12,7 @@
 /// Only `GET` and `HEAD` requests are ever read from or written to the cache, and only
 /// successful (2xx) responses that map to a model are stored — never errors, never a response
 /// with `Cache-Control: no-store`. Without a cache adapter every policy but ``cacheOnly`` acts
-/// as ``serverOnly``. See <doc:Caching> for the table of what each policy delivers.
+/// as ``serverOnly``. See <doc:CachingResponses> for the table of what each policy delivers.
 public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
     /// Never reads the cache; stores a cacheable success. The default.
     case serverOnly

@@ -12,7 +12,7 @@ import Dispatch
 ///
 /// Use it to hand out the result of work that is not a ``BaseServerRequest`` — a value from a
 /// database, a combination of two requests — with the same handlers as every other context. It
-/// follows the rules of ``RequestContext``: exactly one terminal event, handlers on ``queue``,
+/// follows the rules of ``RequestContext``: exactly one terminal event, handlers on ``RequestContext/queue``,
 /// each at most once.
 ///
 /// ```swift

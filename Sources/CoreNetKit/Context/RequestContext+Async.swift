@@ -12,6 +12,10 @@ extension RequestContext {
     ///
     /// Cancelling the awaiting Task cancels the context (and so the request).
     ///
+    /// It returns as soon as the outcome is decided: `onSuccess`/`onError` handlers are queued
+    /// on ``RequestContext/queue`` then and may not have run yet, so use the returned model rather
+    /// than state such a handler sets.
+    ///
     /// - Throws: the error the context ends with, or ``BaseServerError`` with code
     ///   ``BaseServerError/Code-swift.struct/cancelled`` when it is cancelled.
     public var value: Model {
@@ -19,7 +23,8 @@ extension RequestContext {
     }
 
     /// The terminal result as a `Result`, awaited; never throws. Cancellation gives
-    /// `.failure` with a ``BaseServerError`` coded `cancelled`.
+    /// `.failure` with a ``BaseServerError`` coded `cancelled`. Like ``value``, it may return before
+    /// the handlers queued on ``RequestContext/queue`` have run.
     public var result: Result<Model, any Error> {
         get async {
             do { return .success(try await value) } catch { return .failure(error) }

@@ -41,6 +41,9 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     }
 
     /// Whether the terminal event (or cancellation) has happened.
+    ///
+    /// It turns `true` when the outcome is decided, which is when ``value`` returns; the
+    /// handlers for it are queued on ``queue`` at that moment and may not have run yet.
     public var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
     /// Whether the success was read from the cache instead of the server: `true` after a

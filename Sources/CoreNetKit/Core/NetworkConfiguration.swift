@@ -35,6 +35,10 @@ public struct NetworkConfiguration: Sendable {
     /// Receives request and response log entries; `nil` logs nothing.
     public var logger: (any NetworkLogger)?
     /// The queue context handlers run on; `.main` by default.
+    ///
+    /// That is the main *queue*: on Linux under an async `main` another thread drains it, and
+    /// `Thread.isMainThread` is `false` in a handler. A tool or server whose main queue nothing
+    /// drains should set a queue of its own.
     public var callbackQueue: DispatchQueue
     /// The timeout of requests that set none, in seconds.
     public var timeout: TimeInterval

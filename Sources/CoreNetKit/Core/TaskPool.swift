@@ -67,7 +67,12 @@ public final class TaskPool: Sendable {
     /// Whether no request is in flight.
     public var isEmpty: Bool { state.withLock { $0.slots.isEmpty } }
 
-    /// The request in flight with `id`, if any.
+    /// The request in flight with `id`, if any: its method, URL and start time. `nil` once the
+    /// request finished or was cancelled.
+    ///
+    /// ```swift
+    /// if let entry = TaskPool.shared.find(id: "create-order-7") { print(entry.method, entry.url) }
+    /// ```
     public func find(id: String) -> Entry? { state.withLock { $0.slots[id]?.entry } }
 
     /// Cancels every context of the request `id`; does nothing if none is in flight.

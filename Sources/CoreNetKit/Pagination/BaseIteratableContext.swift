@@ -80,7 +80,8 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     /// a reset. It stays `true` while a page loads and after a page failed.
     public var canMoveNext: Bool { state.withLock { $0.hasMore } }
 
-    /// Whether a page is loading.
+    /// Whether a page is loading: `true` from a ``moveNext()`` that requests a page until that
+    /// page's event is decided (or it is cancelled by ``reset(to:)`` or ``cancel()``).
     public var isLoading: Bool { state.withLock { $0.inFlight != nil } }
 
     /// Where the paginator stands: where the next page starts and whether there is one. A page

@@ -44,6 +44,23 @@ extension CursorPage: Equatable where Element: Equatable {}
 ///     let nextCursor: String?  // {"items": [...], "nextCursor": "41"}
 /// }
 /// ```
+///
+/// When the API sends the cursor as a number, decode it into its text:
+///
+/// ```swift
+/// struct FeedPage: Decodable, CursorPageResponse {
+///     let items: [Post]
+///     let nextCursor: String?  // {"items": [...], "next": 41}
+///
+///     private enum CodingKeys: String, CodingKey { case items, next }
+///
+///     init(from decoder: any Decoder) throws {
+///         let container = try decoder.container(keyedBy: CodingKeys.self)
+///         items = try container.decode([Post].self, forKey: .items)
+///         nextCursor = try container.decodeIfPresent(Int.self, forKey: .next).map(String.init)
+///     }
+/// }
+/// ```
 public protocol CursorPageResponse {
     /// The type of one item.
     associatedtype Element

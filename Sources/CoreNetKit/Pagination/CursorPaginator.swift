@@ -25,7 +25,7 @@ import Dispatch
 /// ```
 ///
 /// Every rule of ``BaseIteratableContext`` holds: one page at a time, a failed page is retried by
-/// the next ``moveNext()``, a reset page is never delivered.
+/// the next ``BaseIteratableContext/moveNext()``, a reset page is never delivered.
 public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<String?, CursorPage<Element>>,
     @unchecked Sendable  // safe: adds no state to its Sendable base
 {

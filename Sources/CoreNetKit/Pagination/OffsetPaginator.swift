@@ -27,7 +27,7 @@ import Dispatch
 /// ```
 ///
 /// Every rule of ``BaseIteratableContext`` holds: one page at a time, a failed page is retried by
-/// the next ``moveNext()``, a reset page is never delivered.
+/// the next ``BaseIteratableContext/moveNext()``, a reset page is never delivered.
 public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int, OffsetPage<Element>>,
     @unchecked Sendable  // safe: adds only a `let` to its Sendable base
 {

@@ -22,7 +22,7 @@ public protocol RequestPreparator: Sendable {
 }
 
 /// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus
-/// any ``extraHeaders``.
+/// the `extraHeaders` given to ``init(accept:userAgent:extraHeaders:)``.
 public struct DefaultHeadersPreparator: RequestPreparator {
     /// Headers added to every request that lacks them.
     public var headers: [String: String]

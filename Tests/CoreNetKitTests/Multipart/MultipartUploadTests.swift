@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CoreNetKitTestServer
+import Crypto
 import Dispatch
 import Foundation
 import Testing
@@ -38,8 +39,8 @@ import Testing
                 #expect(parts.map(\.name) == ["author", "note", "photo", "report", "empty", "raw"])
                 #expect(
                     parts[0].filename == nil && parts[0].contentType == nil
-                        && parts[0].sha256 == SHA256.hex(Data("Ada Lovelace".utf8)))
-                #expect(parts[1].sha256 == SHA256.hex(Data("Grüße 👋\r\nzweite Zeile".utf8)))
+                        && parts[0].sha256 == Crypto.SHA256.hash(data: Data("Ada Lovelace".utf8)).hex)
+                #expect(parts[1].sha256 == Crypto.SHA256.hash(data: Data("Grüße 👋\r\nzweite Zeile".utf8)).hex)
                 #expect(parts[2].filename == "photo.jpg" && parts[2].contentType == "image/jpeg")
                 #expect(parts[2].size == photo.size && parts[2].sha256 == photo.sha256)
                 #expect(parts[3].filename == "Report 2025.pdf" && parts[3].contentType == "application/pdf")
@@ -48,7 +49,9 @@ import Testing
                     parts[4].size == 0 && parts[4].sha256 == empty.sha256
                         && parts[4].contentType == "application/x-empty")
                 #expect(parts[5].filename == "raw.dat" && parts[5].contentType == "application/octet-stream")
-                #expect(parts[5].sha256 == SHA256.hex(bytes) && parts[5].headers["x-checksum-kind"] == "none")
+                #expect(
+                    parts[5].sha256 == Crypto.SHA256.hash(data: bytes).hex
+                        && parts[5].headers["x-checksum-kind"] == "none")
             }
         }
     }
@@ -125,7 +128,7 @@ import Testing
             #expect(part.filename == filename)
             #expect(part.name == "field%22%0D%0AX-Injected: yes")
             #expect(part.contentType == "text/plain")
-            #expect(part.sha256 == SHA256.hex(Data("payload".utf8)))
+            #expect(part.sha256 == Crypto.SHA256.hash(data: Data("payload".utf8)).hex)
             #expect(Set(part.headers.keys) == ["content-disposition", "content-type"])
         }
     }

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CoreNetKitTestServer
+import Crypto
 import Dispatch
 import Foundation
 
@@ -38,7 +39,7 @@ struct ScratchFile: Sendable {
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
-        var hasher = SHA256()
+        var hasher = Crypto.SHA256()
         // One pseudo-random block (xorshift64 from `seed`), each chunk stamped with its index.
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         var block = [UInt8](repeating: 0, count: min(bytes, 1 << 20))
@@ -55,12 +56,12 @@ struct ScratchFile: Sendable {
             withUnsafeBytes(of: chunkIndex.littleEndian) { stamp in
                 for (offset, byte) in stamp.prefix(chunk.count).enumerated() { chunk[offset] = byte }
             }
-            hasher.update(chunk)
+            hasher.update(data: chunk)
             try handle.write(contentsOf: chunk)
             remaining -= chunk.count
             chunkIndex += 1
         }
-        sha256 = hasher.finalizeHex()
+        sha256 = hasher.finalize().hex
     }
 }
 

@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CoreNetKitTestServer
+import Crypto
 import Foundation
 import Testing
 
@@ -23,18 +24,21 @@ import Testing
                 let log = TransferLog(context)
 
                 let download = try await withTimeout(120) { try await context.value }
+                // `value` returns before the handlers queued on the callback queue have run; one
+                // attached now runs after them, so the log is complete once it has.
+                await withCheckedContinuation { done in context.onCompleted { _ in done.resume() } }
 
                 #expect(download.url == destination)
-                var hasher = SHA256()
+                var hasher = Crypto.SHA256()
                 let handle = try FileHandle(forReadingFrom: destination)
                 var size = 0
                 while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    hasher.update(chunk)
+                    hasher.update(data: chunk)
                     size += chunk.count
                 }
                 try handle.close()
                 #expect(size == count)
-                #expect(hasher.finalizeHex() == download.serverSHA256)
+                #expect(hasher.finalize().hex == download.serverSHA256)
                 let downloads = log.downloads
                 #expect(downloads.count >= 2)
                 #expect(isMonotonic(downloads))
