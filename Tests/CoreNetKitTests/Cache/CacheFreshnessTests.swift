@@ -123,4 +123,19 @@ import Testing
         #expect(freshness(headers, after: 60).allowsStaleIfError)
         #expect(!freshness(headers, after: 61).allowsStaleIfError)
     }
+
+    @Test func aFileWrittenInTodaysFormatLoadsAndItsHeadersGiveTheFreshness() throws {
+        let header = #"{"status":200,"headers":[["Cache-Control","max-age=60"]],"storedAt":1767225600,"bodyLength":2}"#
+        var bytes = Data("CNKCACHE1\n".utf8)
+        bytes.append(contentsOf: [0, 0, 0, UInt8(header.utf8.count)])
+        bytes.append(Data(header.utf8))
+        bytes.append(Data("{}".utf8))
+
+        let loaded = try #require(CacheFileFormat.decode(bytes))
+        let freshness = CacheFreshness(loaded, now: stored.addingTimeInterval(30), heuristic: nil)
+
+        #expect(loaded.storedAt == stored)
+        #expect(freshness.lifetime == 60)
+        #expect(freshness.isFresh(for: CacheControl([])))
+    }
 }
