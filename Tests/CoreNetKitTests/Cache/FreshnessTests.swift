@@ -316,3 +316,48 @@ import Testing
         }
     }
 }
+
+/// What monitors see of freshness.
+@Suite struct FreshnessMonitoringTests {
+    @Test func freshAnswerGoesStartCacheHitDecodeFinishWithoutSending() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let monitor = RecordingMonitor()
+                var configuration = freshnessConfiguration(DiskCacheAdapter(directory: directory), clock: wallClock())
+                let request = server.request("/cache/fresh/monitored?cc=max-age%3D100", .cacheIfFreshElseServer)
+                _ = try await request.perform(Counter.self, configuration).log.success()
+                configuration.monitors = [monitor]
+
+                _ = try await request.perform(Counter.self, configuration).log.success()
+
+                #expect(
+                    try await monitor.events() == [
+                        "start GET", "cache hit", "decode Counter", "finish success from cache attempts 0",
+                    ])
+            }
+        }
+    }
+
+    @Test func staleIfErrorAnswerIsReportedAsAMissThenAFallback() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let monitor = RecordingMonitor()
+                let clock = wallClock()
+                var configuration = freshnessConfiguration(DiskCacheAdapter(directory: directory), clock: clock)
+                let path = "/cache/fresh/monitored-sie?cc=max-age%3D10,stale-if-error%3D100"
+                _ = try await server.request(path, .cacheIfFreshElseServer).perform(Counter.self, configuration).log
+                    .success()
+                configuration.monitors = [monitor]
+                clock.advance(by: .seconds(50))
+
+                _ = try await server.request(path, .cacheIfFreshElseServer, headers: ["X-Fail": "503"])
+                    .perform(Counter.self, configuration).log.success()
+
+                let events = try await monitor.events()
+                #expect(events.contains("cache miss"))
+                #expect(events.contains("cache fallback"))
+                #expect(events.last == "finish success from cache attempts 1")
+            }
+        }
+    }
+}
