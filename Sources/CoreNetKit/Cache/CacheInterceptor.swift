@@ -57,11 +57,13 @@ public struct CacheInterceptor: Interceptor {
         }
         let entry = await store.lookup()
         let clock = configuration.clock
-        let freshness = entry.map {
-            CacheFreshness($0, now: clock.currentDate, heuristic: configuration.heuristicFreshness)
+        // Computed only where a policy reads it: parsing the HTTP dates is not free.
+        let heuristic = configuration.heuristicFreshness
+        let freshness: @Sendable (CachedResponse) -> CacheFreshness = {
+            CacheFreshness($0, now: clock.currentDate, heuristic: heuristic)
         }
         if policy == .cacheIfFreshElseServer {
-            if let entry, let freshness, let answer = answer(entry, freshness, request, store, next) {
+            if let entry, let answer = answer(entry, freshness(entry), request, store, next) {
                 exchange.report(.hit)
                 return answer
             }
@@ -84,7 +86,7 @@ public struct CacheInterceptor: Interceptor {
         do {
             response = try await next.proceed(sent)
         } catch let error as BaseServerError where error.meansUnreachable {
-            guard let entry, let freshness, Self.mayFallBack(policy, freshness) else { throw error }
+            guard let entry, Self.mayFallBack(policy, freshness(entry)) else { throw error }
             exchange.report(.fallback)
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
@@ -95,7 +97,7 @@ public struct CacheInterceptor: Interceptor {
             exchange.report(.revalidated)
             return revalidated
         }
-        if let entry, let freshness, (500..<600).contains(response.statusCode), Self.mayFallBack(policy, freshness) {
+        if let entry, (500..<600).contains(response.statusCode), Self.mayFallBack(policy, freshness(entry)) {
             exchange.report(.fallback)
             return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
         }
