@@ -91,6 +91,8 @@ struct TestResponder: HTTPResponder {
             return self.vary(request)
         case ("cache", 2) where isGet && rest[0] == "outage":
             return self.outage(Self.parameter(rest[1]), request: request)
+        case ("cache", 2) where isGet && rest[0] == "fresh":
+            return self.fresh(Self.parameter(rest[1]), request: request)
         case ("auth", 1) where isPost && rest[0] == "refresh":
             return try await self.refresh(request)
         case ("auth", 1) where isPost && rest[0] == "login":

@@ -160,4 +160,9 @@ public final class TestServer: Sendable {
     public func bumpVersion(_ key: String) {
         self.core.bumpVersion(key)
     }
+
+    /// Moves `/cache/fresh/:key` to its next version, changing its ETag.
+    public func bumpFreshVersion(_ key: String) {
+        self.core.bumpVersion("fresh/" + key)
+    }
 }

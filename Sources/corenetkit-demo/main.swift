@@ -59,6 +59,7 @@ do {
 
     try await runPaginationDemo(server: server)
     try await runCachingDemo(server: server)
+    try await runFreshnessDemo(server: server)
     try await runTokenRefreshDemo(server: server)
     try await runMultipartDemo(server: server)
     try await runRetryDemo(server: server)

@@ -23,6 +23,11 @@ import FoundationNetworking
 /// token refresh that could not reach it) becomes the stored answer marked as from the cache. A
 /// successful answer is stored once the request's mapping has read it.
 ///
+/// CachePolicy/cacheIfFreshElseServer reads HTTP freshness (CacheFreshness, RFC 9111): a
+/// fresh entry answers without going further, a stale one within `stale-while-revalidate`
+/// answers and is revalidated in the background, and one within `stale-if-error` answers when
+/// the server fails. Time comes from NetworkConfiguration/clock.
+///
 /// It runs before the token stage, so an answer from the cache never waits for a token refresh.
 /// Only `GET` and `HEAD` are cached; without an adapter the stage only passes requests on
 /// (and `cacheOnly` fails with `cacheMiss`).
@@ -51,7 +56,21 @@ public struct CacheInterceptor: Interceptor {
             return response
         }
         let entry = await store.lookup()
-        exchange.report(entry == nil ? .miss : .hit)
+        let clock = configuration.clock
+        // Computed only where a policy reads it: parsing the HTTP dates is not free.
+        let heuristic = configuration.heuristicFreshness
+        let freshness: @Sendable (CachedResponse) -> CacheFreshness = {
+            CacheFreshness($0, now: clock.currentDate, heuristic: heuristic)
+        }
+        if policy == .cacheIfFreshElseServer {
+            if let entry, let answer = answer(entry, freshness(entry), request, store, next) {
+                exchange.report(.hit)
+                return answer
+            }
+            exchange.report(.miss)
+        } else {
+            exchange.report(entry == nil ? .miss : .hit)
+        }
         if policy == .cacheOnly {
             guard let entry else {
                 throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(store.key.description)")
@@ -66,26 +85,84 @@ public struct CacheInterceptor: Interceptor {
         let response: ServerResponse
         do {
             response = try await next.proceed(sent)
-        } catch let error as BaseServerError where policy == .serverIfFailReadFromCache && error.meansUnreachable {
-            guard let entry else { throw error }
+        } catch let error as BaseServerError where error.meansUnreachable {
+            guard let entry, Self.mayFallBack(policy, freshness(entry)) else { throw error }
             exchange.report(.fallback)
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
         if let entry, response.statusCode == 304, conditional {
-            let clock = configuration.clock
             var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                 .serverResponse(for: response.transportRequest, fromCache: false, duration: response.duration)
             revalidated.cacheStore = store
             exchange.report(.revalidated)
             return revalidated
         }
-        if let entry, (500..<600).contains(response.statusCode), policy == .serverIfFailReadFromCache {
+        if let entry, (500..<600).contains(response.statusCode), Self.mayFallBack(policy, freshness(entry)) {
             exchange.report(.fallback)
             return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
         }
         var stored = response
         stored.cacheStore = store
         return stored
+    }
+
+    /// The answer of CachePolicy/cacheIfFreshElseServer from `entry` without waiting for the
+    /// network: the entry when it is fresh for `request`, or when it is stale within its
+    /// `stale-while-revalidate` window (then a revalidation starts in the background); `nil`
+    /// when the server must be asked.
+    private func answer(
+        _ entry: CachedResponse, _ freshness: CacheFreshness, _ request: ServerRequest, _ store: CacheStore,
+        _ next: InterceptorChain
+    ) -> ServerResponse? {
+        let requestDirectives = CacheControl(requestHeaders: request.headers)
+        if freshness.isFresh(for: requestDirectives) {
+            return entry.serverResponse(for: store.transportRequest, fromCache: true)
+        }
+        let forcesNetwork = requestDirectives.has("no-cache") || requestDirectives.seconds("max-age") == 0
+        guard !forcesNetwork, freshness.allowsStaleWhileRevalidate, request.downloadDestination == nil else {
+            return nil
+        }
+        Self.revalidateInBackground(entry, request, store, next)
+        return entry.serverResponse(for: store.transportRequest, fromCache: true)
+    }
+
+    /// Whether `policy` lets the stale or fresh entry answer when the server fails or cannot be
+    /// reached: the app's offline fallback (CachePolicy/serverIfFailReadFromCache) unless a
+    /// stale entry says `must-revalidate`, and HTTP's `stale-if-error` for
+    /// CachePolicy/cacheIfFreshElseServer.
+    private static func mayFallBack(_ policy: CachePolicy, _ freshness: CacheFreshness) -> Bool {
+        switch policy {
+        case .serverIfFailReadFromCache: freshness.allowsFallback
+        case .cacheIfFreshElseServer: freshness.allowsStaleIfError
+        case .serverOnly, .cacheOnly, .firstCacheThenRefreshFromServer: false
+        }
+    }
+
+    /// Sends `request` conditionally through the rest of the chain in a Task of its own, after the
+    /// request itself was answered from `entry` (`stale-while-revalidate`), and stores what comes
+    /// back: the entry refreshed by a `304`, or a `2xx` the request's mapping reads. Nobody waits
+    /// for it and a failure leaves the entry as it is; cancelling the request does not cancel it.
+    private static func revalidateInBackground(
+        _ entry: CachedResponse, _ request: ServerRequest, _ store: CacheStore, _ next: InterceptorChain
+    ) {
+        let exchange = next.exchange
+        let background = Exchange(
+            configuration: exchange.configuration, requestId: exchange.requestId + ".revalidation", transfer: nil,
+            cachedResponseSink: nil, monitoring: nil, mapsResponse: exchange.mapsResponse)
+        let chain = InterceptorChain(exchange: background, index: next.index)
+        var sent = request
+        let conditional = Self.addConditionalHeaders(from: entry, to: &sent.headers)
+        Task {
+            guard let response = try? await chain.proceed(sent) else { return }
+            let clock = background.configuration.clock
+            if response.statusCode == 304, conditional {
+                let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
+                    .serverResponse(for: response.transportRequest, fromCache: false)
+                await store.save(revalidated, at: clock.currentDate)
+            } else if response.isSuccessStatus, await background.mapsResponse?(response) ?? true {
+                await store.save(response, at: clock.currentDate)
+            }
+        }
     }
 
     /// Adds `If-None-Match` / `If-Modified-Since` from `entry` unless the request sets its own

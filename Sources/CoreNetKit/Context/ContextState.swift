@@ -34,6 +34,8 @@ struct ContextState<Model: Sendable> {
     var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
     var lastUpload: TransferProgress?
     var lastDownload: TransferProgress?
+    /// Internal progress observers run inline on the emitting thread (chaining).
+    var progressObservers: [@Sendable (TransferProgress, TransferDirection) -> Void] = []
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {
@@ -47,5 +49,6 @@ struct ContextState<Model: Sendable> {
         cancelAction = nil
         uploadProgress = []
         downloadProgress = []
+        progressObservers = []
     }
 }

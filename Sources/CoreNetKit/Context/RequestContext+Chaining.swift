@@ -12,12 +12,14 @@ extension RequestContext {
     ///
     /// Errors pass through unchanged; an error thrown by `transform` becomes the new context's
     /// error. A cached result is transformed and delivered through `onCacheSuccess`; the new
-    /// context's ``isFromCache`` is this one's.
+    /// context's ``isFromCache`` is this one's. Upload and download progress are forwarded
+    /// (``onUploadProgress(_:)``, ``onDownloadProgress(_:)``).
     /// Cancelling the new context cancels this one. `transform` runs once, off the callback
     /// queue, on the thread that delivered the result.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Model) throws -> T) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }
+        forwardProgress(to: next)
         observeCache { model in
             if let mapped = try? transform(model) { next.emitCache(data: mapped) }
         }
@@ -40,16 +42,23 @@ extension RequestContext {
     /// `transform` runs once, after this context succeeds, off the callback queue; the new
     /// context then delivers the second context's terminal event. An error of either ends it.
     /// Cancelling the new context cancels whichever stage is running.
+    ///
+    /// Its upload and download progress handlers get the progress of the stage that is running:
+    /// this context's, then the second context's, which starts again from its own first value
+    /// (for example 0 %). A handler attached late gets the latest value of the running stage.
     public func flatMap<T: Sendable>(
         _ transform: @escaping @Sendable (Model) -> RequestContext<T>
     ) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }
+        forwardProgress(to: next)
         observe { outcome in
             switch outcome {
             case .success(let model):
                 let second = transform(model)
                 next.setCancelAction { second.cancel() }
+                next.restartProgress()
+                second.forwardProgress(to: next)
                 second.observe { outcome in
                     switch outcome {
                     case .success(let value): next.emit(data: value)

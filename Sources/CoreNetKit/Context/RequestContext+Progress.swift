@@ -14,8 +14,9 @@ extension RequestContext {
     /// it (nor after ``cancel()``). Values never go down, come at most about 30 times a second,
     /// and a successful request delivers a last one with ``TransferProgress/fraction`` `1.0`
     /// before `onSuccess` — also when there was no body. A handler attached late first gets the
-    /// latest value at once. Progress is delivered by contexts that ``BaseServerRequest/perform()``
-    /// returns; contexts made by ``map(_:)`` and ``flatMap(_:)`` do not forward it.
+    /// latest value at once. A context made by ``map(_:)`` delivers the progress of its source;
+    /// one made by ``flatMap(_:)`` that of the request currently running: the first one's, then,
+    /// once it succeeded, the second one's, starting again from its first value.
     ///
     /// ```swift
     /// UploadPhotoRequest(file: url).perform()
@@ -35,6 +36,8 @@ extension RequestContext {
     /// and a successful request delivers a last one with ``TransferProgress/fraction`` `1.0`
     /// before `onSuccess`. While the response has no `Content-Length`,
     /// ``TransferProgress/totalBytes`` is `nil` and the fraction stays `0.0` until the end.
+    /// Contexts made by ``map(_:)`` and ``flatMap(_:)`` forward it as ``onUploadProgress(_:)``
+    /// says.
     @discardableResult
     public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         addProgressHandler(handler, for: .download)
@@ -44,10 +47,10 @@ extension RequestContext {
     /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
     /// value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        state.withLock { state in
-            guard state.outcome == nil else { return }
+        let observers = state.withLock { state -> [@Sendable (TransferProgress, TransferDirection) -> Void] in
+            guard state.outcome == nil else { return [] }
             let last = direction == .upload ? state.lastUpload : state.lastDownload
-            if let last, !progress.isAhead(of: last) { return }
+            if let last, !progress.isAhead(of: last) { return [] }
             let handlers: [@Sendable (TransferProgress) -> Void]
             switch direction {
             case .upload:
@@ -57,11 +60,34 @@ extension RequestContext {
                 state.lastDownload = progress
                 handlers = state.downloadProgress
             }
-            guard !handlers.isEmpty else { return }
             // Enqueued under the lock on purpose: `finish` sets `outcome` under this lock before it
             // enqueues the terminal handlers on the same serial queue, so progress enqueued here
             // always runs before them and none can be enqueued after.
-            delivery.async { for handler in handlers { handler(progress) } }
+            if !handlers.isEmpty { delivery.async { for handler in handlers { handler(progress) } } }
+            return state.progressObservers
+        }
+        // Inline, on the emitting thread: a chained context gets the value before this context's
+        // outcome, which comes later from the same thread.
+        for observer in observers { observer(progress, direction) }
+    }
+
+    /// Makes `next` deliver this context's progress from now on, starting with the latest values.
+    func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
+        let latest = state.withLock { state -> [(TransferProgress, TransferDirection)] in
+            guard state.outcome == nil else { return [] }
+            state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
+            return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
+                .compactMap { $0 }
+        }
+        for (progress, direction) in latest { next.emitProgress(progress, for: direction) }
+    }
+
+    /// Forgets the last progress values, so the progress of a next stage (``flatMap(_:)``) that
+    /// starts again from zero is delivered.
+    func restartProgress() {
+        state.withLock { state in
+            state.lastUpload = nil
+            state.lastDownload = nil
         }
     }
 

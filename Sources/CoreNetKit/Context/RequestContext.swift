@@ -47,8 +47,9 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     public var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
     /// Whether the success was read from the cache instead of the server: `true` after a
-    /// ``CachePolicy/cacheOnly`` hit and after the fallback of
-    /// ``CachePolicy/serverIfFailReadFromCache`` (show an "offline" banner), `false` for a server
+    /// ``CachePolicy/cacheOnly`` hit, after the fallback of
+    /// ``CachePolicy/serverIfFailReadFromCache`` (show an "offline" banner) and after an answer
+    /// from the entry under ``CachePolicy/cacheIfFreshElseServer``, `false` for a server
     /// answer (also one confirmed by `304 Not Modified`) and before the terminal event.
     ///
     /// It is set before any handler runs, so `onSuccess` handlers and code after

@@ -28,10 +28,15 @@ final class Exchange: Sendable {
     private let cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
     /// The configuration's monitors for this request; `nil` when it has none.
     let monitoring: RequestMonitoring?
+    /// Whether the request's mapping reads a model from a response: a response revalidated in
+    /// the background is stored only then, as the pipeline does with the request's own answer.
+    /// `nil` when the configuration has no cache adapter.
+    let mapsResponse: (@Sendable (ServerResponse) async -> Bool)?
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?, monitoring: RequestMonitoring?
+        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?, monitoring: RequestMonitoring?,
+        mapsResponse: (@Sendable (ServerResponse) async -> Bool)? = nil
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
@@ -39,6 +44,7 @@ final class Exchange: Sendable {
         self.transfer = transfer
         self.cachedResponseSink = cachedResponseSink
         self.monitoring = monitoring
+        self.mapsResponse = mapsResponse
     }
 
     /// Whether anyone receives a cached response before the server's.

@@ -66,6 +66,10 @@ public struct NetworkConfiguration: Sendable {
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
     public var clock: any NetworkClock
+    /// Freshness for cached responses without `max-age` or `Expires`, from their
+    /// `Last-Modified` (used by ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default)
+    /// treats such a response as stale, so it is always revalidated.
+    public var heuristicFreshness: HeuristicFreshness?
 
     /// The standard stages, from the outside in: validation and error mapping, retry, the
     /// preparators, the cache, the access token.
@@ -93,7 +97,8 @@ public struct NetworkConfiguration: Sendable {
         monitors: [any NetworkEventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
         interceptors: [any Interceptor] = NetworkConfiguration.standardInterceptors,
-        clock: any NetworkClock = SystemClock()
+        clock: any NetworkClock = SystemClock(),
+        heuristicFreshness: HeuristicFreshness? = nil
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -111,6 +116,7 @@ public struct NetworkConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.interceptors = interceptors
         self.clock = clock
+        self.heuristicFreshness = heuristicFreshness
     }
 
     private static let storage = Locked(NetworkConfiguration())

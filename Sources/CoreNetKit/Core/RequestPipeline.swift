@@ -45,9 +45,15 @@ enum RequestPipeline {
                 interceptors: configuration.interceptors)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
+        var mapsResponse: (@Sendable (ServerResponse) async -> Bool)?
+        if configuration.cacheAdapter != nil {
+            mapsResponse = { response in
+                (try? await request.mapResponse(response, decoder: configuration.decoder)) != nil
+            }
+        }
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer, cachedResponseSink: sink,
-            monitoring: monitoring)
+            monitoring: monitoring, mapsResponse: mapsResponse)
         let result: ResponseResult<Model>
         if let transfer {
             result = await withTaskCancellationHandler {

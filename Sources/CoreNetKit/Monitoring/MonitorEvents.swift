@@ -44,14 +44,15 @@ public struct MonitoredRetry: Sendable {
 
 /// What the cache stage did.
 public enum CacheEvent: String, Sendable {
-    /// An entry answered or was delivered (`cacheOnly`, `firstCacheThenRefreshFromServer`).
+    /// An entry answered or was delivered (`cacheOnly`, `firstCacheThenRefreshFromServer`,
+    /// a fresh entry under `cacheIfFreshElseServer`).
     case hit
-    /// No entry was found.
+    /// No entry was found, or (`cacheIfFreshElseServer`) the entry was not fresh.
     case miss
     /// The server confirmed the entry with `304 Not Modified`.
     case revalidated
     /// The server could not be reached or failed, and the entry answered instead
-    /// (`serverIfFailReadFromCache`).
+    /// (`serverIfFailReadFromCache`, or `stale-if-error` under `cacheIfFreshElseServer`).
     case fallback
 }
 

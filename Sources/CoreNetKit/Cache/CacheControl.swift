@@ -1,0 +1,78 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// The directives of `Cache-Control` fields (RFC 9111 §5.2), names lower-cased.
+///
+/// A directive given twice keeps its first value; a quoted value loses its quotes. A field-name
+/// list (`no-cache="Set-Cookie"`) counts as the bare directive, which is the safe reading for a
+/// client cache.
+struct CacheControl: Sendable, Equatable {
+    private var directives: [String: String?] = [:]
+
+    /// The directives of every `Cache-Control` field in `values`.
+    init(_ values: [String]) {
+        for value in values {
+            for part in Self.split(value) {
+                let pieces = part.split(separator: "=", maxSplits: 1)
+                guard let rawName = pieces.first else { continue }
+                let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+                guard !name.isEmpty, directives[name] == nil else { continue }
+                var argument: String?
+                if pieces.count == 2 {
+                    var text = pieces[1].trimmingCharacters(in: .whitespaces)
+                    if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
+                        text = String(text.dropFirst().dropLast())
+                    }
+                    argument = text
+                }
+                directives[name] = .some(argument)
+            }
+        }
+    }
+
+    /// The request's directives: its `Cache-Control` headers, or `Pragma: no-cache` when it has none.
+    init(requestHeaders headers: [String: String]) {
+        let cacheControl = headers.filter { $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame }
+        if !cacheControl.isEmpty {
+            self.init(Array(cacheControl.values))
+            return
+        }
+        let pragma = headers.first { $0.key.caseInsensitiveCompare("Pragma") == .orderedSame }?.value
+        self.init(pragma.map { $0.lowercased().contains("no-cache") } == true ? ["no-cache"] : [])
+    }
+
+    /// Whether the directive `name` is present.
+    func has(_ name: String) -> Bool {
+        directives[name] != nil
+    }
+
+    /// The directive `name` as delta-seconds; `0` when present with a value that is not one
+    /// (RFC 9111 §1.2.2: an invalid value means "stale"), `nil` when absent.
+    func seconds(_ name: String) -> Int? {
+        guard let entry = directives[name] else { return nil }
+        guard let text = entry, let value = Int(text), value >= 0 else { return 0 }
+        return value
+    }
+
+    /// Splits a field value at commas outside quoted strings.
+    private static func split(_ value: String) -> [Substring] {
+        var parts: [Substring] = []
+        var start = value.startIndex
+        var quoted = false
+        for index in value.indices {
+            let character = value[index]
+            if character == "\"" { quoted.toggle() }
+            if character == ",", !quoted {
+                parts.append(value[start..<index])
+                start = value.index(after: index)
+            }
+        }
+        parts.append(value[start...])
+        return parts
+    }
+}

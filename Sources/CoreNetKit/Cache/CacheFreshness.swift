@@ -1,0 +1,103 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Freshness for responses that say nothing about it, computed from their `Last-Modified`
+/// (RFC 9111 §4.2.2): a fraction of the time since the resource last changed, capped.
+///
+/// Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without
+/// `max-age` or `Expires` is stale at once and is only revalidated.
+public struct HeuristicFreshness: Sendable, Hashable {
+    /// The part of the response's age at the time it was sent (`Date` minus `Last-Modified`)
+    /// that it stays fresh; 0.1 (10 %) is what browsers use.
+    public var fraction: Double
+    /// The longest freshness a heuristic may give.
+    public var maximum: Duration
+
+    /// Creates a heuristic of `fraction` of the time since `Last-Modified`, at most `maximum`.
+    public init(fraction: Double = 0.1, maximum: Duration = .seconds(24 * 60 * 60)) {
+        self.fraction = fraction
+        self.maximum = maximum
+    }
+}
+
+/// How fresh one stored response is at one moment, as a private client cache reads it
+/// (RFC 9111 §4.2): its freshness lifetime from `max-age`, `Expires` and `Date` (or the
+/// heuristic, when turned on), its current age from `Age`, `Date` and the time it has been
+/// stored, and the windows its `stale-while-revalidate` and `stale-if-error` allow.
+///
+/// The response time is ``CachedResponse/storedAt`` (when it was stored or last revalidated);
+/// the time the request took is not known afterwards and counts as zero.
+struct CacheFreshness: Sendable, Equatable {
+    /// How long the response is fresh, in seconds; 0 without an explicit or heuristic lifetime.
+    let lifetime: Double
+    /// How old the response is now, in seconds.
+    let age: Double
+    /// `no-cache`: never used without a successful revalidation.
+    let requiresRevalidation: Bool
+    /// `must-revalidate`: once stale, never used without a successful revalidation, not even
+    /// when the server cannot be reached.
+    let mustRevalidate: Bool
+    /// `stale-while-revalidate`, in seconds past the lifetime.
+    let staleWhileRevalidate: Double?
+    /// `stale-if-error`, in seconds past the lifetime.
+    let staleIfError: Double?
+
+    init(_ entry: CachedResponse, now: Date, heuristic: HeuristicFreshness?) {
+        let control = CacheControl(entry.headers.values(for: "Cache-Control"))
+        let responseTime = entry.storedAt
+        let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        if let maxAge = control.seconds("max-age") {
+            lifetime = Double(maxAge)
+        } else if let expires = entry.headers["Expires"] {
+            // An Expires that is not a date ("0", "-1") means already expired (RFC 9111 §5.3).
+            lifetime = HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
+        } else if let heuristic, let lastModified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse) {
+            let cap = Double(heuristic.maximum.components.seconds)
+            lifetime = min(max(0, date.timeIntervalSince(lastModified)) * heuristic.fraction, cap)
+        } else {
+            lifetime = 0
+        }
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let ageValue = entry.headers["Age"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let initialAge = max(apparentAge, max(0, ageValue))
+        age = initialAge + max(0, now.timeIntervalSince(responseTime))
+        requiresRevalidation = control.has("no-cache")
+        mustRevalidate = control.has("must-revalidate")
+        staleWhileRevalidate = control.seconds("stale-while-revalidate").map(Double.init)
+        staleIfError = control.seconds("stale-if-error").map(Double.init)
+    }
+
+    /// Whether the response may answer a request with `requestDirectives` without the network.
+    func isFresh(for requestDirectives: CacheControl) -> Bool {
+        guard !requiresRevalidation, !requestDirectives.has("no-cache"), age < lifetime else { return false }
+        // A request's max-age=N asks for an answer at most N seconds old; max-age=0 always asks the server.
+        guard let limit = requestDirectives.seconds("max-age") else { return true }
+        return limit > 0 && age <= Double(limit)
+    }
+
+    /// Whether the stale response may answer at once while it is revalidated in the background.
+    var allowsStaleWhileRevalidate: Bool {
+        guard let window = staleWhileRevalidate, !requiresRevalidation, !mustRevalidate else { return false }
+        return age < lifetime + window
+    }
+
+    /// Whether the stale response may answer when the server fails or cannot be reached.
+    var allowsStaleIfError: Bool {
+        guard let window = staleIfError, !requiresRevalidation, !mustRevalidate else { return false }
+        return age <= lifetime + window
+    }
+
+    /// Whether the response may answer as an offline fallback the app asked for
+    /// (CachePolicy/serverIfFailReadFromCache): always, unless it is stale and says
+    /// `must-revalidate`.
+    var allowsFallback: Bool {
+        !mustRevalidate || age < lifetime
+    }
+}
