@@ -87,6 +87,26 @@ import Testing
         }
     }
 
+    @Test func cancelledRequestEndsWithACancelledEntry() async throws {
+        try await withTestServer { server in
+            let log = MonitorLog()
+            let configuration = testConfiguration { $0.monitors = [log.monitor] }
+            let context = TestRequest<User>(configuration: configuration) { server.get("/hold/logged-cancel") }
+                .perform()
+            try await server.waitForArrivals(at: "logged-cancel", count: 1)
+
+            context.cancel()
+
+            try await withTimeout(30, "the cancelled entry") {
+                while await log.entries().last?.message != "http request cancelled" { await Task.yield() }
+            }
+            let lines = await log.entries().map { "\($0.level) \($0.message)" }
+            #expect(lines.first == "debug http request")
+            #expect(lines.last == "debug http request cancelled")
+            #expect(lines.allSatisfy { $0.hasPrefix("debug") })  // a cancellation is no failure
+        }
+    }
+
     @Test func levelsFollowTheLoggersThreshold() async throws {
         try await withTestServer { server in
             let log = MonitorLog(level: .info)

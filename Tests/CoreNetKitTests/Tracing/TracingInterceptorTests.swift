@@ -43,6 +43,19 @@ import Tracing
         }
     }
 
+    @Test func spanStageAloneStillPropagatesTheTraceContext() async throws {
+        try await withTestServer { server in
+            let tracer = W3CTestTracer()
+            let configuration = testConfiguration { $0.interceptors.insert(TracingInterceptor(tracer: tracer), at: 0) }
+
+            let echo = try await TestRequest<Echo>(configuration: configuration) { server.get("/echo") }.performAsync()
+
+            let span = try #require(tracer.finishedSpans.only)
+            #expect(echo.headers["traceparent"] == "00-\(span.traceID)-\(span.spanID)-01")
+            #expect(span.events.isEmpty)
+        }
+    }
+
     @Test func callersSpanIsTheParentOfTheRequestSpan() async throws {
         try await withTestServer { server in
             let tracer = W3CTestTracer()
