@@ -3,7 +3,9 @@
 // CoreNetKit: one product, the `CoreNetKit` library, which depends on nothing beyond the
 // Swift toolchain. The loopback server (Hummingbird), the demo and the benchmark harness are
 // internal, executable or test targets, so a package that depends on CoreNetKit never
-// fetches them. AsyncHTTPClient is fetched only when the `AsyncHTTPClient` trait is enabled.
+// fetches them. Each server-ecosystem package is fetched only when its trait is enabled:
+// `AsyncHTTPClient` (async-http-client), `Logging` (swift-log), `Metrics` (swift-metrics),
+// `Tracing` (swift-distributed-tracing) and `OpenAPI` (swift-openapi-runtime).
 
 import PackageDescription
 
@@ -16,23 +18,48 @@ let package = Package(
     name: "CoreNetKit",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
-        .library(name: "CoreNetKit", targets: ["CoreNetKit"]),
+        .library(name: "CoreNetKit", targets: ["CoreNetKit"])
     ],
     traits: [
         .trait(
             name: "AsyncHTTPClient",
             description: "Adds AsyncHTTPClientTransport, built on swift-server/async-http-client."
         ),
+        .trait(
+            name: "Logging",
+            description: "Adds LoggingEventMonitor, which logs every request through apple/swift-log."
+        ),
+        .trait(
+            name: "Metrics",
+            description:
+                "Adds MetricsEventMonitor, which records request counters and timers through apple/swift-metrics."
+        ),
+        .trait(
+            name: "Tracing",
+            description:
+                "Adds TracingInterceptor: a client span per request and W3C trace context propagation through apple/swift-distributed-tracing."
+        ),
+        .trait(
+            name: "OpenAPI",
+            description:
+                "Adds CoreNetKitClientTransport, an apple/swift-openapi-runtime ClientTransport that sends through CoreNetKit."
+        ),
         .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // The loopback test server's (and the tests') hashes and locks come from well-kept
         // packages, not hand-written copies. Never a dependency of the CoreNetKit library.
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(
+            url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .target(
@@ -43,6 +70,12 @@ let package = Package(
                     package: "async-http-client",
                     condition: .when(traits: ["AsyncHTTPClient"])
                 ),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -81,9 +114,22 @@ let package = Package(
         .testTarget(
             name: "CoreNetKitTests",
             dependencies: [
-                "CoreNetKit", "CoreNetKitTestServer",
+                "CoreNetKit",
+                "CoreNetKitTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(
+                    name: "InMemoryTracing",
+                    package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing"])
+                ),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ],
+            // The OpenAPI document the committed client in OpenAPI/Generated was generated from.
+            exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml", "OpenAPI/README.md"],
             swiftSettings: strictSettings
         ),
     ]

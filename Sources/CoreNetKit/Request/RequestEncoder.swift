@@ -70,6 +70,9 @@ enum RequestEncoder {
         var contentType: String?
         let inQuery = request.method.encodesParametersInQuery
 
+        if let rawBody = request.rawBody {
+            return Parts(query: [], multipart: nil, body: rawBody, contentType: nil)
+        }
         switch request.parameters {
         case .none:
             break

@@ -52,6 +52,9 @@ public struct ServerRequest: Sendable {
     public internal(set) var attempt = 1
     /// How many attempts there can be at most; 1 unless the retry stage runs.
     public internal(set) var attemptCount = 1
+    /// A body sent as is, with the `Content-Type` of ``headers``; set only by adapters inside
+    /// the library (the OpenAPI client transport). It replaces what ``parameters`` would encode.
+    var rawBody: Data?
 
     /// Creates a request description.
     public init(

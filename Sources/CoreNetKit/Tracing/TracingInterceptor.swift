@@ -1,0 +1,215 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+#if Tracing
+import Foundation
+import Tracing
+
+/// The stage that traces requests with apple/swift-distributed-tracing (the package trait
+/// `Tracing`): one client span per request, the trace context propagated in the request's
+/// headers, every attempt as an event and errors recorded on the span.
+///
+/// Add it with ``NetworkConfiguration/addTracing(tracer:)``, which puts the span stage first
+/// (so the span covers retries, token refreshes and validation) and an attempt stage last
+/// (right before the transport):
+///
+/// ```swift
+/// InstrumentationSystem.bootstrap(OTelTracer(...))      // any swift-distributed-tracing tracer
+/// NetworkConfiguration.default.addTracing()
+/// ```
+///
+/// **The span.** Named after the method (`GET`), of kind `client`, a child of
+/// `ServiceContext.current` (the caller's span, if any). Attributes, by the OpenTelemetry HTTP
+/// client conventions: `http.request.method`, `url.full` (secrets redacted as in logs),
+/// `server.address`, `server.port`, `http.response.status_code` and
+/// `http.request.resend_count` (sends after the first, retries and replays). An error that
+/// ends the request is recorded on the span (`recordError`), its status set to `error` and
+/// `error.type` to the ``BaseServerError`` code; a cancelled request ends its span with
+/// `error.type` `cancelled` and no error status.
+///
+/// **Propagation.** The span's context is injected into the request headers with the tracer's
+/// injector on every attempt: with a W3C tracer (swift-otel), the `traceparent` and
+/// `tracestate` headers. The rest of the chain and the transport run with
+/// `ServiceContext.current` set to the span's context.
+///
+/// **Events.** Each send is an event `http.attempt` (`corenetkit.attempt`, the retry stage's
+/// attempt; `corenetkit.replay` when it repeats the attempt after a `401`, that is after a token
+/// refresh), followed by `http.response` (`http.response.status_code`) or `http.failure`
+/// (`error.type`).
+///
+/// The stages run on the request's Task; the span ends once, before the request's context
+/// delivers its event.
+public struct TracingInterceptor: Interceptor {
+    /// Which part of the tracing a stage does.
+    enum Role: Sendable {
+        case span
+        case attempt
+    }
+
+    private let tracer: (any Tracer)?
+    let role: Role
+
+    /// Creates the span stage, which starts a span per request and injects its context into the
+    /// headers; put it first in the chain. ``NetworkConfiguration/addTracing(tracer:)`` also
+    /// adds the attempt stage.
+    ///
+    /// - Parameter tracer: the tracer; `nil` uses `InstrumentationSystem.tracer` as it is when
+    ///   the request runs.
+    public init(tracer: (any Tracer)? = nil) {
+        self.init(tracer: tracer, role: .span)
+    }
+
+    init(tracer: (any Tracer)?, role: Role) {
+        self.tracer = tracer
+        self.role = role
+    }
+
+    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        switch role {
+        case .span: try await traceRequest(request, next: next)
+        case .attempt: try await traceAttempt(request, next: next)
+        }
+    }
+
+    private func traceRequest(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        let span = tracer.startSpan(
+            request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        let url = URL(string: request.relativeUrl, relativeTo: request.baseUrl)?.absoluteURL ?? request.baseUrl
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["url.full"] = LogRedactor.redact(url: url)
+        if let host = url.host { span.attributes["server.address"] = host }
+        if let port = url.port ?? Self.defaultPort(url.scheme) { span.attributes["server.port"] = port }
+        let trace = RequestTrace(span: span, tracer: tracer)
+        var request = request
+        trace.inject(into: &request.headers)
+        defer { span.end() }
+        do {
+            let response = try await ServiceContext.withValue(span.context) {
+                try await RequestTrace.$current.withValue(trace) { try await next.proceed(request) }
+            }
+            span.attributes["http.response.status_code"] = response.statusCode
+            trace.finish()
+            return response
+        } catch {
+            let mapped = error as? BaseServerError
+            if let status = mapped?.statusCode { span.attributes["http.response.status_code"] = status }
+            trace.finish()
+            if mapped?.code == .cancelled || error is CancellationError {
+                span.attributes["error.type"] = "cancelled"
+            } else {
+                span.attributes["error.type"] = mapped?.code.description ?? String(describing: type(of: error))
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            throw error
+        }
+    }
+
+    private func traceAttempt(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        guard let trace = RequestTrace.current else { return try await next.proceed(request) }
+        var request = request
+        let replay = trace.beginSend(attempt: request.attempt)
+        var attributes: SpanAttributes = [:]
+        attributes["corenetkit.attempt"] = request.attempt
+        if replay { attributes["corenetkit.replay"] = true }
+        trace.span.addEvent(SpanEvent(name: "http.attempt", attributes: attributes))
+        trace.inject(into: &request.headers)
+        do {
+            let response = try await next.proceed(request)
+            trace.endSend(status: response.statusCode)
+            var attributes: SpanAttributes = [:]
+            attributes["http.response.status_code"] = response.statusCode
+            trace.span.addEvent(SpanEvent(name: "http.response", attributes: attributes))
+            return response
+        } catch {
+            trace.endSend(status: (error as? BaseServerError)?.statusCode)
+            var attributes: SpanAttributes = [:]
+            attributes["error.type"] = (error as? BaseServerError)?.code.description ?? "\(type(of: error))"
+            trace.span.addEvent(SpanEvent(name: "http.failure", attributes: attributes))
+            throw error
+        }
+    }
+
+    private static func defaultPort(_ scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "http": 80
+        case "https": 443
+        default: nil
+        }
+    }
+}
+
+extension NetworkConfiguration {
+    /// Traces every request of this configuration with apple/swift-distributed-tracing (the
+    /// package trait `Tracing`): inserts the ``TracingInterceptor`` span stage first in
+    /// ``interceptors`` and appends its attempt stage last.
+    ///
+    /// Call it once, after changing ``interceptors`` otherwise.
+    ///
+    /// - Parameter tracer: the tracer; `nil` uses `InstrumentationSystem.tracer` as it is when
+    ///   a request runs.
+    public mutating func addTracing(tracer: (any Tracer)? = nil) {
+        interceptors.insert(TracingInterceptor(tracer: tracer, role: .span), at: 0)
+        interceptors.append(TracingInterceptor(tracer: tracer, role: .attempt))
+    }
+}
+
+/// The span of one request, shared by its two stages through a task-local value.
+final class RequestTrace: Sendable {
+    @TaskLocal static var current: RequestTrace?
+
+    private struct State {
+        var sends = 0
+        var lastAttempt = 0
+        var lastStatus: Int?
+    }
+
+    let span: any Span
+    private let tracer: any Tracer
+    private let state = Locked(State())
+
+    init(span: any Span, tracer: any Tracer) {
+        self.span = span
+        self.tracer = tracer
+    }
+
+    /// Writes the span's context into `headers` through the tracer's injector.
+    func inject(into headers: inout [String: String]) {
+        tracer.inject(span.context, into: &headers, using: HeaderInjector())
+    }
+
+    /// Counts a send; returns whether it repeats the previous attempt after a `401`.
+    func beginSend(attempt: Int) -> Bool {
+        state.withLock { state in
+            defer {
+                state.sends += 1
+                state.lastAttempt = attempt
+            }
+            return state.sends > 0 && state.lastAttempt == attempt && state.lastStatus == 401
+        }
+    }
+
+    func endSend(status: Int?) {
+        state.withLock { $0.lastStatus = status }
+    }
+
+    /// Sets the resend count on the span.
+    func finish() {
+        let sends = state.withLock { $0.sends }
+        if sends > 1 { span.attributes["http.request.resend_count"] = sends - 1 }
+    }
+}
+
+/// Writes trace context values as request headers.
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+        carrier[key] = value
+    }
+}
+#endif
