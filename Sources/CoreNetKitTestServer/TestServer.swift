@@ -8,6 +8,7 @@
 
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 /// A real HTTP/1.1 loopback server (Hummingbird) with deterministic routes for CoreNetKit's
 /// tests, demo and benchmarks. Every request is counted by method and path (``hits(_:_:)``).
@@ -38,15 +39,17 @@ import Hummingbird
 public final class TestServer: Sendable {
     private let core: ServerCore
     private let serverTask: Task<Void, Never>
+    private let group: ServiceGroup
 
     /// The bound port (the ephemeral one when started with port 0).
     public let port: Int
     /// `http://<host>:<port>`, without a trailing slash.
     public let baseURL: URL
 
-    private init(core: ServerCore, serverTask: Task<Void, Never>, host: String, port: Int) {
+    private init(core: ServerCore, serverTask: Task<Void, Never>, group: ServiceGroup, host: String, port: Int) {
         self.core = core
         self.serverTask = serverTask
+        self.group = group
         self.port = port
         let hostPart = host.contains(":") ? "[\(host)]" : host
         self.baseURL = URL(string: "http://\(hostPart):\(port)")!
@@ -74,10 +77,14 @@ public final class TestServer: Sendable {
             }
         )
         app.logger.logLevel = .critical
-        let application = app
+        // Run under a service group so that `stop()` can shut down gracefully: connections are
+        // closed by the server rather than torn down by cancellation, which could deinit a
+        // response writer that was never finished.
+        let group = ServiceGroup(
+            services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: app.logger)
         let serverTask = Task {
             do {
-                try await application.run()
+                try await group.run()
                 startup.fail(.startFailed("The server stopped before it started listening"))
             } catch {
                 startup.fail(.startFailed("Could not start the test server on \(host):\(port): \(error)"))
@@ -88,15 +95,23 @@ public final class TestServer: Sendable {
         } onCancel: {
             serverTask.cancel()
         }
-        return TestServer(core: core, serverTask: serverTask, host: host, port: boundPort)
+        return TestServer(core: core, serverTask: serverTask, group: group, host: host, port: boundPort)
     }
 
     /// Stops listening and closes every connection. Requests held at gates are released first,
     /// so this never hangs. When it returns, connecting to ``port`` is refused. Idempotent.
     public func stop() async {
         self.core.releaseAllGatesForShutdown()
-        self.serverTask.cancel()
-        await self.serverTask.value
+        await self.group.triggerGracefulShutdown()
+        // A client that keeps a request open (a slow route) must not hold the test forever:
+        // after 10 seconds the server is cancelled instead.
+        let serverTask = self.serverTask
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            serverTask.cancel()
+        }
+        await serverTask.value
+        deadline.cancel()
     }
 
     // MARK: Hit counters
