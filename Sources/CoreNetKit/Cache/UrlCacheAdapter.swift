@@ -127,7 +127,10 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             if let name = name as? String, let value = value as? String { fields.append((name, value)) }
         }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
-        let storedAt = (cached.userInfo?[storedAtKey] as? Double).map(Date.init(timeIntervalSince1970:)) ?? Date()
+        // Without its date an entry's age is unknown: it counts as old (stale, so revalidated),
+        // never as just stored.
+        let storedAt =
+            (cached.userInfo?[storedAtKey] as? Double).map(Date.init(timeIntervalSince1970:)) ?? .distantPast
         return CachedResponse(
             statusCode: response.statusCode, headers: HTTPHeaders(fields), body: cached.data,
             url: response.url, storedAt: storedAt, variant: cached.userInfo?[variantKey] as? String)

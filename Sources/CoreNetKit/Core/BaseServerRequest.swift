@@ -128,7 +128,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
         let (broadcast, isNew) = pool.joinOrRegister(
             id: id,
-            entry: TaskPool.Entry(id: id, request: serverRequest),
+            entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
             join: { $0.join(context) },
             make: { RequestBroadcast<Model>(id: id, pool: pool, first: context) })
         guard let broadcast else {
@@ -173,7 +173,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let pool = configuration.taskPool
         let id = pool.generateId()
         let member = InlineRequest()
-        pool.register(id: id, entry: TaskPool.Entry(id: id, request: serverRequest), member: member)
+        pool.register(
+            id: id, entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
+            member: member)
         defer { pool.remove(id: id, member: member) }
         withUnsafeCurrentTask { task in member.attach(task) }
         let result = await RequestPipeline.run(

@@ -24,7 +24,7 @@ public final class TaskPool: Sendable {
         public let id: String
         /// Its method.
         public let method: HTTPMethod
-        /// When it started.
+        /// When it started, by the configuration's ``NetworkConfiguration/clock``.
         public let startedAt: Date
         let baseUrl: URL
         let relativeUrl: String
@@ -32,10 +32,10 @@ public final class TaskPool: Sendable {
         /// Its base and relative URL, as given.
         public var url: String { baseUrl.absoluteString + relativeUrl }
 
-        init(id: String, request: ServerRequest) {
+        init(id: String, request: ServerRequest, startedAt: Date) {
             self.id = id
             self.method = request.method
-            self.startedAt = Date()
+            self.startedAt = startedAt
             self.baseUrl = request.baseUrl
             self.relativeUrl = request.relativeUrl
         }

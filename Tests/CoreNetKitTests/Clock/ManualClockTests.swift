@@ -17,11 +17,11 @@ import Testing
         let clock = ManualClock()
         let woke = Locked<[Int]>([])
         let short = Task {
-            try await clock.sleep(until: clock.now.advanced(by: .seconds(1)))
+            try await clock.pause(for: .seconds(1))
             woke.withLock { $0.append(1) }
         }
         let long = Task {
-            try await clock.sleep(until: clock.now.advanced(by: .seconds(10)))
+            try await clock.pause(for: .seconds(10))
             woke.withLock { $0.append(10) }
         }
         try await withTimeout(30, "two sleepers") { await clock.waitForSleepers(2) }
@@ -40,14 +40,14 @@ import Testing
         let clock = ManualClock()
         clock.advance(by: .seconds(3))
 
-        try await clock.sleep(until: ManualClock.Instant(offset: .seconds(2)))
+        try await clock.pause(for: .zero)
 
         #expect(clock.sleeperCount == 0)
     }
 
     @Test func cancellingASleeperEndsItWithCancellationError() async throws {
         let clock = ManualClock()
-        let task = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(60))) }
+        let task = Task { try await clock.pause(for: .seconds(60)) }
         try await withTimeout(30, "the sleeper") { await clock.waitForSleepers(1) }
 
         task.cancel()
