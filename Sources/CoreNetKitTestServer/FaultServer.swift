@@ -130,16 +130,10 @@ public final class FaultServer: Sendable {
 
 /// Runs `body` with a started ``FaultServer`` and stops it afterwards.
 public func withFaultServer<T: Sendable>(_ body: (FaultServer) async throws -> T) async throws -> T {
-    let server = try await FaultServer.start()
-    do {
-        let result = try await body(server)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
+    try await withStarted(try await FaultServer.start(), body)
 }
+
+extension FaultServer: StoppableServer {}
 
 /// The connections a ``FaultServer`` has accepted and not yet seen closed.
 final class ChildChannels: Sendable {

@@ -17,7 +17,14 @@ public enum TestServerError: Error, Sendable {
 /// Starts a ``TestServer`` on an ephemeral loopback port, runs `body` with it and always stops it,
 /// whether `body` returns or throws.
 public func withTestServer<T: Sendable>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
+    try await withStarted(try await TestServer.start(), body)
+}
+
+/// Runs `body` with `server` and always stops the server afterwards, whether `body` returns or
+/// throws.
+func withStarted<Server: StoppableServer, T: Sendable>(
+    _ server: Server, _ body: (Server) async throws -> T
+) async throws -> T {
     do {
         let result = try await body(server)
         await server.stop()
@@ -27,3 +34,10 @@ public func withTestServer<T: Sendable>(_ body: (TestServer) async throws -> T) 
         throw error
     }
 }
+
+/// A loopback server the tests start and must stop.
+protocol StoppableServer: Sendable {
+    func stop() async
+}
+
+extension TestServer: StoppableServer {}

@@ -22,24 +22,6 @@ private struct Versioned: Decodable, Sendable {
     let version: Int
 }
 
-/// A GET for `path` under `policy`, on `base`, cached through `configuration`.
-private final class CachedGetRequest<Model: Decodable & Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
-    private let base: URL
-    private let path: String
-    private let policy: CachePolicy
-
-    init(_ base: URL, _ path: String, _ policy: CachePolicy, configuration: NetworkConfiguration) {
-        self.base = base
-        self.path = path
-        self.policy = policy
-        super.init(configuration: configuration)
-    }
-
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: base, relativeUrl: path, cachePolicy: policy)
-    }
-}
-
 /// Runs `request`, printing each event as a screen would receive it, and returns when it ends.
 private func show<Model: Sendable>(
     _ request: BaseServerRequest<Model>, _ describe: @escaping @Sendable (Model) -> String
@@ -71,11 +53,11 @@ func runCachingDemo(server: TestServer) async throws {
     section("Caching: the cached answer first, then the fresh one (firstCacheThenRefreshFromServer)")
     print("first visit, nothing cached yet:")
     await show(
-        CachedGetRequest<Counter>(
+        GetRequest<Counter>(
             server.baseURL, "/counter/feed", .firstCacheThenRefreshFromServer, configuration: configuration), counter)
     print("second visit:")
     await show(
-        CachedGetRequest<Counter>(
+        GetRequest<Counter>(
             server.baseURL, "/counter/feed", .firstCacheThenRefreshFromServer, configuration: configuration), counter)
 
     section("Caching: ETag revalidation, 304 Not Modified delivers the cached model")
@@ -83,25 +65,25 @@ func runCachingDemo(server: TestServer) async throws {
     logged.logger = PrintNetworkLogger { line in print("  log: \(line)") }
     let versioned: @Sendable (Versioned) -> String = { "\($0.key) v\($0.version)" }
     await show(
-        CachedGetRequest<Versioned>(
+        GetRequest<Versioned>(
             server.baseURL, "/cache/etag/profile", .serverIfFailReadFromCache, configuration: logged), versioned)
     await show(
-        CachedGetRequest<Versioned>(
+        GetRequest<Versioned>(
             server.baseURL, "/cache/etag/profile", .serverIfFailReadFromCache, configuration: logged), versioned)
 
     section("Caching: offline fallback (serverIfFailReadFromCache) with the server stopped")
     let origin = try await TestServer.start()
     await show(
-        CachedGetRequest<Counter>(
+        GetRequest<Counter>(
             origin.baseURL, "/counter/news", .serverIfFailReadFromCache, configuration: configuration), counter)
     await origin.stop()
     print("server stopped:")
     await show(
-        CachedGetRequest<Counter>(
+        GetRequest<Counter>(
             origin.baseURL, "/counter/news", .serverIfFailReadFromCache, configuration: configuration), counter)
 
     section("Caching: logout clears the cache (removeAll)")
     await cache.removeAll()
     await show(
-        CachedGetRequest<Counter>(origin.baseURL, "/counter/news", .cacheOnly, configuration: configuration), counter)
+        GetRequest<Counter>(origin.baseURL, "/counter/news", .cacheOnly, configuration: configuration), counter)
 }

@@ -16,22 +16,6 @@ private struct FreshCounter: Decodable, Sendable {
     let value: Int
 }
 
-/// A GET for `path` that answers from a fresh cache entry (`cacheIfFreshElseServer`).
-private final class FreshGetRequest: BaseServerRequest<FreshCounter>, @unchecked Sendable {
-    private let base: URL
-    private let path: String
-
-    init(_ base: URL, _ path: String, configuration: NetworkConfiguration) {
-        self.base = base
-        self.path = path
-        super.init(configuration: configuration)
-    }
-
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: base, relativeUrl: path, cachePolicy: .cacheIfFreshElseServer)
-    }
-}
-
 /// HTTP freshness: a response with `Cache-Control: max-age=60` answers from the cache, without a
 /// network call, until it expires; the demo moves a manual clock instead of waiting a minute.
 func runFreshnessDemo(server: TestServer) async throws {
@@ -48,7 +32,9 @@ func runFreshnessDemo(server: TestServer) async throws {
     for step in ["first request", "10 s later", "61 s later (expired)"] {
         if step.hasPrefix("10") { clock.advance(by: .seconds(10)) }
         if step.hasPrefix("61") { clock.advance(by: .seconds(51)) }
-        let context = FreshGetRequest(server.baseURL, path, configuration: configuration).perform()
+        let context = GetRequest<FreshCounter>(
+            server.baseURL, path, .cacheIfFreshElseServer, configuration: configuration
+        ).perform()
         let counter = try await context.value
         let source = context.isFromCache ? "the cache, no network call" : "the server"
         print(

@@ -16,22 +16,6 @@ private struct FlakyReply: Decodable, Sendable {
     let attempt: Int
 }
 
-/// A GET of `path` on `base` with `configuration`.
-private final class FlakyRequest: BaseServerRequest<FlakyReply>, @unchecked Sendable {
-    private let base: URL
-    private let path: String
-
-    init(_ base: URL, _ path: String, configuration: NetworkConfiguration) {
-        self.base = base
-        self.path = path
-        super.init(configuration: configuration)
-    }
-
-    override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: base, relativeUrl: path)
-    }
-}
-
 /// Shows a request retried after two 503s (with `Retry-After` and back-off), every stage seen
 /// by an event monitor, and the per-host metrics a built-in monitor collects.
 func runRetryDemo(server: TestServer) async throws {
@@ -42,13 +26,13 @@ func runRetryDemo(server: TestServer) async throws {
     configuration.monitors = [metrics, PrintingMonitor()]
     configuration.logger = PrintNetworkLogger()
 
-    let reply = try await FlakyRequest(
+    let reply = try await GetRequest<FlakyReply>(
         server.baseURL, "/flaky/demo?failures=2&retryAfter=1", configuration: configuration
     ).performAsync()
     print("answered on attempt \(reply.attempt); the server saw \(server.hits(path: "/flaky/demo")) requests")
 
     for _ in 1...5 {
-        _ = try await FlakyRequest(server.baseURL, "/flaky/steady?failures=0", configuration: configuration)
+        _ = try await GetRequest<FlakyReply>(server.baseURL, "/flaky/steady?failures=0", configuration: configuration)
             .performAsync()
     }
     await withCheckedContinuation { continuation in NetworkMonitorQueue.shared.async { continuation.resume() } }

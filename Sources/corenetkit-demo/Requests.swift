@@ -59,3 +59,22 @@ struct UsersService {
     func placeOrder() -> ActiveRequestContext<EmptyResponse> { PlaceOrderRequest().perform() }
     func slowReport() -> ActiveRequestContext<JSON> { SlowRequest().perform() }
 }
+
+/// A GET for `path` on `base` under `policy`, with `configuration`: the demo steps that show one
+/// feature at a time (caching, freshness, retry) share it.
+final class GetRequest<Model: Decodable & Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
+    private let base: URL
+    private let path: String
+    private let policy: CachePolicy
+
+    init(_ base: URL, _ path: String, _ policy: CachePolicy = .serverOnly, configuration: NetworkConfiguration) {
+        self.base = base
+        self.path = path
+        self.policy = policy
+        super.init(configuration: configuration)
+    }
+
+    override func createAsyncServerRequest() -> ServerRequest {
+        ServerRequest(method: .get, baseUrl: base, relativeUrl: path, cachePolicy: policy)
+    }
+}

@@ -38,14 +38,15 @@ public struct CacheInterceptor: Interceptor {
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let exchange = next.exchange
-        let configuration = exchange.configuration
         let policy = request.cachePolicy
-        guard let adapter = configuration.cacheAdapter, request.method.isCacheable else {
+        guard let adapter = exchange.configuration.cacheAdapter, request.method.isCacheable else {
             guard policy == .cacheOnly else { return try await next.proceed(request) }
             let reason =
-                configuration.cacheAdapter == nil ? "no cache adapter is configured" : "only GET and HEAD are cached"
+                exchange.configuration.cacheAdapter == nil
+                ? "no cache adapter is configured" : "only GET and HEAD are cached"
             throw BaseServerError(code: .cacheMiss, message: reason)
         }
+        let configuration = exchange.configuration
         let store = CacheStore(
             adapter: adapter, method: request.method,
             url: try RequestEncoder.url(of: request, encoder: configuration.encoder),
@@ -148,7 +149,7 @@ public struct CacheInterceptor: Interceptor {
         let exchange = next.exchange
         let background = Exchange(
             configuration: exchange.configuration, requestId: exchange.requestId + ".revalidation", transfer: nil,
-            cachedResponseSink: nil, monitoring: nil, mapsResponse: exchange.mapsResponse)
+            modelReader: nil, deliversCachedModels: false, monitoring: nil)
         let chain = InterceptorChain(exchange: background, index: next.index)
         var sent = request
         let conditional = Self.addConditionalHeaders(from: entry, to: &sent.headers)
@@ -159,7 +160,7 @@ public struct CacheInterceptor: Interceptor {
                 let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                     .serverResponse(for: response.transportRequest, fromCache: false)
                 await store.save(revalidated, at: clock.currentDate)
-            } else if response.isSuccessStatus, await background.mapsResponse?(response) ?? true {
+            } else if response.isSuccessStatus, await exchange.mapsResponse(response) {
                 await store.save(response, at: clock.currentDate)
             }
         }

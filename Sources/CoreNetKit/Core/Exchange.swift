@@ -23,36 +23,42 @@ final class Exchange: Sendable {
     /// `nil` when nobody can see progress and the request has no file to stream or download:
     /// then the request needs no transfer bookkeeping at all.
     let transfer: RequestTransfer?
-    /// Receives a response read from the cache before the server answers
-    /// (`firstCacheThenRefreshFromServer`); `nil` when no context listens.
-    private let cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?
+    /// Maps a response with the request's own mapping and says whether a model came out; when
+    /// the flag is set, also hands that model to the contexts' `onCacheSuccess`.
+    typealias ModelReader = @Sendable (_ response: ServerResponse, _ deliverAsCached: Bool) async -> Bool
+
+    /// The request's mapping, for the cache stage; `nil` when the configuration has no cache.
+    private let modelReader: ModelReader?
+    /// Whether a context listens for a cached answer before the server's
+    /// (`firstCacheThenRefreshFromServer` through ``BaseServerRequest/perform()``).
+    let wantsCachedResponse: Bool
     /// The configuration's monitors for this request; `nil` when it has none.
     let monitoring: RequestMonitoring?
-    /// Whether the request's mapping reads a model from a response: a response revalidated in
-    /// the background is stored only then, as the pipeline does with the request's own answer.
-    /// `nil` when the configuration has no cache adapter.
-    let mapsResponse: (@Sendable (ServerResponse) async -> Bool)?
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        cachedResponseSink: (@Sendable (ServerResponse) async -> Void)?, monitoring: RequestMonitoring?,
-        mapsResponse: (@Sendable (ServerResponse) async -> Bool)? = nil
+        modelReader: ModelReader?, deliversCachedModels: Bool, monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
         self.requestId = requestId
         self.transfer = transfer
-        self.cachedResponseSink = cachedResponseSink
+        self.modelReader = modelReader
+        self.wantsCachedResponse = deliversCachedModels && modelReader != nil
         self.monitoring = monitoring
-        self.mapsResponse = mapsResponse
     }
 
-    /// Whether anyone receives a cached response before the server's.
-    var wantsCachedResponse: Bool { cachedResponseSink != nil }
-
-    /// Hands a response read from the cache to the request's contexts, before the server's.
+    /// Hands the model of a response read from the cache to the request's contexts, before the
+    /// server's answer.
     func deliverCached(_ response: ServerResponse) async {
-        await cachedResponseSink?(response)
+        guard wantsCachedResponse else { return }
+        _ = await modelReader?(response, true)
+    }
+
+    /// Whether the request's mapping reads a model from `response`: a response revalidated in
+    /// the background is stored only then, as the pipeline does with the request's own answer.
+    func mapsResponse(_ response: ServerResponse) async -> Bool {
+        await modelReader?(response, false) ?? true
     }
 
     /// The end of every chain: encodes `request`, sends it through the transport, maps the

@@ -30,14 +30,6 @@ enum RequestPipeline {
         if let broadcast, let transfer {
             transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
         }
-        var sink: (@Sendable (ServerResponse) async -> Void)?
-        if let broadcast, serverRequest.cachePolicy == .firstCacheThenRefreshFromServer {
-            sink = { response in
-                if let model = try? await request.mapResponse(response, decoder: configuration.decoder) {
-                    broadcast.emitCache(model)
-                }
-            }
-        }
         var monitoring: RequestMonitoring?
         if !configuration.monitors.isEmpty {
             monitoring = RequestMonitoring(
@@ -45,15 +37,23 @@ enum RequestPipeline {
                 interceptors: configuration.interceptors)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
-        var mapsResponse: (@Sendable (ServerResponse) async -> Bool)?
+        // Only the cache stage maps a response besides the pipeline (a cached answer for the
+        // contexts, or a check before a background revalidation is stored), so one reader, made
+        // only when there is a cache.
+        var reader: Exchange.ModelReader?
         if configuration.cacheAdapter != nil {
-            mapsResponse = { response in
-                (try? await request.mapResponse(response, decoder: configuration.decoder)) != nil
+            reader = { response, deliverAsCached in
+                guard let model = try? await request.mapResponse(response, decoder: configuration.decoder) else {
+                    return false
+                }
+                if deliverAsCached { broadcast?.emitCache(model) }
+                return true
             }
         }
+        let deliversCached = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
         let exchange = Exchange(
-            configuration: configuration, requestId: requestId, transfer: transfer, cachedResponseSink: sink,
-            monitoring: monitoring, mapsResponse: mapsResponse)
+            configuration: configuration, requestId: requestId, transfer: transfer,
+            modelReader: reader, deliversCachedModels: deliversCached, monitoring: monitoring)
         let result: ResponseResult<Model>
         if let transfer {
             result = await withTaskCancellationHandler {

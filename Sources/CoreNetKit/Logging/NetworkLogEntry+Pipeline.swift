@@ -27,13 +27,16 @@ extension NetworkLogEntry {
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
         // A response that reflects the request (an echo, an error quoting it) must not undo its redaction.
+        // `response.request` builds a URLRequest on each read: read the sent values instead, and
+        // build one only when a body is logged and its secrets must be masked.
+        let sent = response.transportRequest
         let body =
             bodies
             ? LogRedactor.masking(
-                LogRedactor.secretValues(of: response.request), in: LogRedactor.redact(body: response.data)) : nil
+                LogRedactor.secretValues(of: sent.urlRequest), in: LogRedactor.redact(body: response.data)) : nil
         return NetworkLogEntry(
-            kind: .response, requestId: id, method: response.request.httpMethod ?? "GET",
-            url: LogRedactor.redact(url: response.request.url), statusCode: response.statusCode,
+            kind: .response, requestId: id, method: sent.method.rawValue,
+            url: LogRedactor.redact(url: sent.url), statusCode: response.statusCode,
             duration: response.duration,
             bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields),
             body: body, error: nil, curl: nil)

@@ -19,17 +19,21 @@ public struct ResponseValidationInterceptor: Interceptor {
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let response = try await next.proceed(request)
-        try Self.validate(response, configuration: next.exchange.configuration)
+        // Only the two lists: copying the whole configuration per request is measurable.
+        let configuration = next.exchange.configuration
+        try Self.validate(response, validators: configuration.validators, errorMappers: configuration.errorMappers)
         return response
     }
 
     /// Runs the validators; a rejection goes through the error mappers first.
-    static func validate(_ response: ServerResponse, configuration: NetworkConfiguration) throws {
-        for validator in configuration.validators {
+    static func validate(
+        _ response: ServerResponse, validators: [any ResponseValidator], errorMappers: [any ErrorMapperAdapter]
+    ) throws {
+        for validator in validators {
             do {
                 try validator.validate(response)
             } catch {
-                for mapper in configuration.errorMappers {
+                for mapper in errorMappers {
                     if let mapped = mapper.map(response, validationError: error) { throw mapped }
                 }
                 throw error

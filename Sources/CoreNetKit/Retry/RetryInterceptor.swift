@@ -22,10 +22,10 @@ public struct RetryInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let configuration = next.exchange.configuration
-        guard let policy = request.retryPolicy ?? configuration.retryPolicy, policy.maximumAttempts > 1,
+        guard let policy = request.retryPolicy ?? next.exchange.configuration.retryPolicy, policy.maximumAttempts > 1,
             policy.mayRetry(request)
         else { return try await next.proceed(request) }
+        let configuration = next.exchange.configuration
         var attempt = request
         attempt.attemptCount = policy.maximumAttempts
         var number = 1
