@@ -77,12 +77,11 @@ public enum LogRedactor {
         guard !body.isEmpty, body.count <= 1 << 20 else { return nil }
         let text = String(decoding: body, as: UTF8.self)
         guard text.contains("="), !text.contains(where: { $0.isWhitespace }) else { return nil }
-        let redacted = text.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-            guard parts.count == 2, isSecret(name: decoded) else { return String(item) }
-            return name + "=" + mask
+        let redacted = formItems(text).map { item -> String in
+            guard item.rawValue != nil, isSecret(name: decodeFormComponent(item.rawName)) else {
+                return item.rawName + (item.rawValue.map { "=" + $0 } ?? "")
+            }
+            return item.rawName + "=" + mask
         }.joined(separator: "&")
         return redacted.count > 4096 ? String(redacted.prefix(4096)) + "…" : redacted
     }
@@ -126,19 +125,28 @@ public enum LogRedactor {
             if let json = try? JSON(data: body) {
                 collectSecrets(in: json, under: false, into: &values)
             } else if body.count <= 1 << 20 {
-                let text = String(decoding: body, as: UTF8.self)
-                for item in text.split(separator: "&") {
-                    let parts = item.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2 else { continue }
-                    let name = String(parts[0]).replacingOccurrences(of: "+", with: " ")
-                    guard isSecret(name: name.removingPercentEncoding ?? name) else { continue }
-                    let raw = String(parts[1])
+                for item in formItems(String(decoding: body, as: UTF8.self)) {
+                    guard let raw = item.rawValue, isSecret(name: decodeFormComponent(item.rawName)) else { continue }
                     values.append(raw)
-                    values.append(raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw)
+                    values.append(decodeFormComponent(raw))
                 }
             }
         }
         return values.filter { $0.count >= 4 && $0 != mask }
+    }
+
+    /// The `name=value` items of a form body as written (a `name` without `=` has no value).
+    private static func formItems(_ text: String) -> [(rawName: String, rawValue: String?)] {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
+        }
+    }
+
+    /// A form name or value decoded: `+` is a space, then percent-escapes.
+    private static func decodeFormComponent(_ text: String) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
     }
 
     private static func collectSecrets(in json: JSON, under secret: Bool, into values: inout [String]) {

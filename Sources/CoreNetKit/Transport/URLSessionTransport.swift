@@ -116,7 +116,7 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        guard let limiter, let host = HostLimiter.key(for: request.urlRequest.url) else {
+        guard let limiter, let host = HostLimiter.key(for: request.url) else {
             return try await exchange(request)
         }
         try await limiter.acquire(host)
