@@ -55,7 +55,7 @@ public final class HostMetricsMonitor: NetworkEventMonitor {
     }
 
     public func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {
-        let host = URL(string: request.url)?.host ?? "-"
+        let host = request.host
         let failed = if case .failure = metrics.outcome { true } else { false }
         let limit = sampleLimit
         hosts.withLock { hosts in

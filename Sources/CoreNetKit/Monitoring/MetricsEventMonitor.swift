@@ -108,7 +108,7 @@ public final class MetricsEventMonitor: NetworkEventMonitor {
     }
 
     private static func base(_ request: MonitoredRequest) -> [(String, String)] {
-        [("http.request.method", request.method.rawValue), ("server.address", URL(string: request.url)?.host ?? "-")]
+        [("http.request.method", request.method.rawValue), ("server.address", request.host)]
     }
 
     private static func dimensions(_ request: MonitoredRequest, status: Int?, outcome: String) -> [(String, String)] {

@@ -16,6 +16,9 @@ public struct MonitoredRequest: Sendable, Hashable {
     /// The URL as the request describes it (base and relative URL), secret-like query items
     /// redacted.
     public let url: String
+    /// The host the request goes to (its base URL's), `"-"` when it has none: read it here
+    /// rather than from ``url``, whose redaction may not parse as a URL.
+    public let host: String
 }
 
 /// What the transport returned for one attempt.

@@ -29,7 +29,8 @@ final class RequestMonitoring: Sendable {
     init(monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor]) {
         self.monitors = monitors
         let url = URL(string: request.relativeUrl, relativeTo: request.baseUrl)?.absoluteURL ?? request.baseUrl
-        self.request = MonitoredRequest(id: id, method: request.method, url: LogRedactor.redact(url: url))
+        self.request = MonitoredRequest(
+            id: id, method: request.method, url: LogRedactor.redact(url: url), host: request.baseUrl.host ?? "-")
         self.stageNames = interceptors.map { String(describing: type(of: $0)) } + ["transport"]
         self.state = Locked(State(inclusive: Array(repeating: .zero, count: interceptors.count + 1)))
     }

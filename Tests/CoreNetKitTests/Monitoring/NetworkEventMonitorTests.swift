@@ -147,6 +147,20 @@ import FoundationNetworking
         }
     }
 
+    @Test func hostMetricsCountARequestWithASecretInItsQueryUnderItsHost() async throws {
+        try await withTestServer { server in
+            let metrics = HostMetricsMonitor(queue: DispatchQueue(label: "tests.metrics.secret"))
+            let configuration = testConfiguration { $0.monitors = [metrics] }
+
+            _ = try await TestRequest<User>(configuration: configuration) {
+                server.get("/users/1", parameters: .query(["access_token": .string("sEcReT-value")]))
+            }.performAsync()
+            await drain(metrics.queue)
+
+            #expect(metrics.snapshot().keys.sorted() == ["127.0.0.1"])
+        }
+    }
+
     @Test func hostMetricsCountRequestsAndErrorsPerHost() async throws {
         try await withTestServer { server in
             let metrics = HostMetricsMonitor(queue: DispatchQueue(label: "tests.metrics"))
