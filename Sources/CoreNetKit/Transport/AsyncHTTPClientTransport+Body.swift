@@ -99,18 +99,21 @@ struct MemoryBodyChunks: AsyncSequence, Sendable {
     }
 }
 
-/// Where a response body goes: memory, or a file that is removed again on failure.
+/// Where a response body goes: memory, or a file that is removed again on failure unless
+/// `keepsPartial` (the pipeline then resumes from it).
 struct BodySink {
     private var data = Data()
     private let file: FileHandle?
     private let destination: URL?
     private let expected: Int64
+    private let keepsPartial: Bool
     private let progress: (@Sendable (Int64, Int64) -> Void)?
     private var received: Int64 = 0
 
-    init(destination: URL?, expected: Int64, progress: (@Sendable (Int64, Int64) -> Void)?) throws {
+    init(destination: URL?, expected: Int64, keepsPartial: Bool, progress: (@Sendable (Int64, Int64) -> Void)?) throws {
         self.destination = destination
         self.expected = expected
+        self.keepsPartial = keepsPartial
         self.progress = progress
         if let destination {
             try? FileManager.default.removeItem(at: destination)
@@ -142,7 +145,7 @@ struct BodySink {
 
     func discard() {
         try? file?.close()
-        if let destination { try? FileManager.default.removeItem(at: destination) }
+        if let destination, !keepsPartial { try? FileManager.default.removeItem(at: destination) }
     }
 }
 #endif

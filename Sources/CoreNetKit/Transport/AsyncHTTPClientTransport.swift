@@ -134,11 +134,14 @@ public final class AsyncHTTPClientTransport: Transport {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(response.headers.count)
         for header in response.headers { headers.append((name: header.name, value: header.value)) }
+        request.responseHeadReceived?(Int(response.status.code), HTTPHeaders(headers))
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         // Like URLSessionTransport: only a 2xx body goes to the file; an error body stays in
         // memory for the validators and error mappers.
         let destination = (200..<300).contains(Int(response.status.code)) ? request.downloadDestination : nil
-        var sink = try BodySink(destination: destination, expected: expected, progress: request.downloadProgress)
+        var sink = try BodySink(
+            destination: destination, expected: expected, keepsPartial: request.keepsPartialDownload,
+            progress: request.downloadProgress)
         do {
             for try await chunk in response.body {
                 try sink.append(chunk)

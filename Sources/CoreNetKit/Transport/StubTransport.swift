@@ -64,6 +64,8 @@ public struct StubTransport: Transport {
             try await clock.pause(for: latency)
         }
         try Task.checkCancellation()
-        return try await respond(request)
+        let response = try await respond(request)
+        request.responseHeadReceived?(response.statusCode, response.headers)
+        return response
     }
 }

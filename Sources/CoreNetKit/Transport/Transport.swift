@@ -53,13 +53,23 @@ public struct TransportRequest: Sendable {
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     /// Called with (bytes received, total bytes expected or -1) as the body arrives; any thread.
     public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// When `true`, a download to ``downloadDestination`` that fails or is cancelled leaves the
+    /// bytes that arrived in the file (the pipeline resumes from them); when `false` (the
+    /// default) the transport removes the file.
+    public var keepsPartialDownload: Bool
+    /// Called once with the final response's status and headers when they arrive, before any
+    /// of its body (after redirects were followed); any thread. A transport that cannot report
+    /// the head early may call it just before it returns the response.
+    public var responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)?
 
     /// Creates a transport request.
     public init(
         method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 60,
         bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
-        downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+        downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
+        keepsPartialDownload: Bool = false,
+        responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)? = nil
     ) {
         self.method = method
         self.url = url
@@ -70,6 +80,8 @@ public struct TransportRequest: Sendable {
         self.downloadDestination = downloadDestination
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress
+        self.keepsPartialDownload = keepsPartialDownload
+        self.responseHeadReceived = responseHeadReceived
     }
 
     /// Creates a transport request from a `URLRequest` (its method, URL, headers, body and

@@ -63,6 +63,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         if let state = state(for: dataTask) {
             state.response = response as? HTTPURLResponse
+            if let report = state.request.responseHeadReceived, let http = state.response {
+                report(http.statusCode, Self.headers(of: http))
+            }
             // Only a successful body goes to the file; an error body stays in memory for the validators.
             if let destination = state.request.downloadDestination, let status = state.response?.statusCode,
                 (200..<300).contains(status)
@@ -128,7 +131,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // A declined challenge ends the task as cancelled; its 401 was received and is the answer.
         let error = state.declinedChallenge && state.response != nil && state.fileError == nil ? nil : error
         if let error = state.fileError ?? error {
-            if let destination { try? FileManager.default.removeItem(at: destination) }
+            // What arrived stays for a resume, unless writing it failed.
+            if let destination, !state.request.keepsPartialDownload || state.fileError != nil {
+                try? FileManager.default.removeItem(at: destination)
+            }
             state.continuation.resume(throwing: FoundationFault.normalized(error, state: state))
             return
         }
@@ -137,14 +143,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.continuation.resume(throwing: URLError(.networkConnectionLost))
             return
         }
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(http.allHeaderFields.count)
-        for (name, value) in http.allHeaderFields {
-            headers.append((name: "\(name)", value: "\(value)"))
-        }
         state.continuation.resume(
             returning: TransportResponse(
-                statusCode: http.statusCode, headers: HTTPHeaders(headers), body: state.body, url: http.url))
+                statusCode: http.statusCode, headers: Self.headers(of: http), body: state.body, url: http.url))
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(response.allHeaderFields.count)
+        for (name, value) in response.allHeaderFields {
+            headers.append((name: "\(name)", value: "\(value)"))
+        }
+        return HTTPHeaders(headers)
     }
 }
 
