@@ -117,6 +117,8 @@ struct TestResponder: HTTPResponder {
             return try await Self.uploadRaw(request)
         case ("download", 1) where isGet:
             return try Self.download(Self.parameter(rest[0]))
+        case ("resumable", 1) where isGet:
+            return try await self.resumable(Self.parameter(rest[0]), request: request)
         case ("transfer", 2) where isGet && rest[0] == "partial":
             return try self.partialDownload(Self.parameter(rest[1]), query: QueryItems(request.uri.query))
         default:

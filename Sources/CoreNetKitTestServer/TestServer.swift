@@ -27,7 +27,8 @@ import ServiceLifecycle
 /// - Pagination: `GET /items?offset=&limit=&count=&total=`, `GET /feed?cursor=&limit=`
 ///   (``insertFeedItems(_:)``).
 /// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),
-///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`).
+///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`),
+///   `GET /resumable/:key?bytes=` (Range, If-Range, 206/416; ``replaceResumable(_:)``).
 ///
 /// ```swift
 /// try await withTestServer { server in
@@ -179,5 +180,11 @@ public final class TestServer: Sendable {
     /// Moves `/cache/fresh/:key` to its next version, changing its ETag.
     public func bumpFreshVersion(_ key: String) {
         self.core.bumpVersion("fresh/" + key)
+    }
+
+    /// Replaces the file behind `/resumable/:key` with its next version: other bytes, another
+    /// ETag and Last-Modified.
+    public func replaceResumable(_ key: String) {
+        self.core.bumpVersion("resumable/" + key)
     }
 }

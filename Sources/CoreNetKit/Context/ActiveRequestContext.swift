@@ -22,11 +22,57 @@ import Dispatch
 public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>, @unchecked Sendable {
     /// The request's id in the ``TaskPool``.
     public let requestId: String
+    /// Registers a waiter for the end of a download's pipeline; `nil` for other requests.
+    private let resumeDataSource = Locked<ResumeDataSource?>(nil)
+    typealias ResumeDataSource = @Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void
 
     /// Creates a context for the request `requestId` whose handlers run on `queue`.
     init(requestId: String, queue: DispatchQueue) {
         self.requestId = requestId
         super.init(queue: queue)
+    }
+
+    /// Cancels the request like ``RequestContext/cancel()`` and hands back what it takes to
+    /// resume its download: the partial file and its validator.
+    ///
+    /// `completion` runs once, on ``RequestContext/queue``, after the transport has stopped
+    /// writing. It gets `nil` when the request is not a download with
+    /// ``ServerRequest/keepsPartialDownload`` (or ``ServerRequest/resumeData``), when nothing
+    /// that can be resumed arrived, when the download goes on for other contexts that joined it,
+    /// or when it had already succeeded. A plain ``RequestContext/cancel()`` removes the partial
+    /// file instead.
+    ///
+    /// ```swift
+    /// context.cancel { resumeData in saved = resumeData }
+    /// ```
+    public func cancel(producingResumeData completion: @escaping @Sendable (DownloadResumeData?) -> Void) {
+        let delivery = delivery
+        cancelCollectingResumeData { data in delivery.async { completion(data) } }
+    }
+
+    /// Cancels the request and returns the resume data of its download; see
+    /// ``cancel(producingResumeData:)``. Returns once the transport has stopped writing.
+    public func cancelProducingResumeData() async -> DownloadResumeData? {
+        await withCheckedContinuation { continuation in
+            cancelCollectingResumeData { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Registers `receive` for the pipeline's end before cancelling, so the end the
+    /// cancellation brings finds it; calls it with `nil` at once for a request without a download.
+    private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
+        guard let source = resumeDataSource.withLock({ $0 }) else {
+            cancel()
+            receive(nil)
+            return
+        }
+        source(receive)
+        cancel()
+    }
+
+    /// Lets ``cancel(producingResumeData:)`` wait for the end of the download's pipeline.
+    func setResumeDataSource(_ source: @escaping ResumeDataSource) {
+        resumeDataSource.withLock { $0 = source }
     }
 
     /// A context that has already failed with `error`.

@@ -14,6 +14,12 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         var finished = false
         var cached: Model?
         var task: Task<Void, Never>?
+        /// Whether the pipeline has returned (``finished`` is also set when every context left).
+        var ended = false
+        /// The resume data the pipeline ended with, while it is still to be handed out.
+        var resumeData: DownloadResumeData?
+        /// Who waits for the pipeline's end (``ActiveRequestContext/cancel(producingResumeData:)``).
+        var endWaiters: [@Sendable (DownloadResumeData?) -> Void] = []
     }
 
     let id: String
@@ -75,16 +81,43 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
 
     /// Delivers the pipeline's outcome to every context still joined; the call leaves the pool
     /// first, so a request started from a handler does not join this finished one.
+    ///
+    /// A download's resume data goes to those who wait for the end; when every context left
+    /// (was cancelled) and nobody asked for it, the partial file is removed.
     func finish(_ result: ResponseResult<Model>) {
         pool.remove(id: id, member: self)
-        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
-            guard !state.finished else { return [] }
+        let resumeData = result.resumeData
+        let (contexts, waiters, discard) = state.withLock { state in
+            state.ended = true
+            let waiters = state.endWaiters
+            state.endWaiters = []
+            guard !state.finished else {
+                let discard = waiters.isEmpty && resumeData != nil
+                state.resumeData = discard ? nil : resumeData
+                return ([ActiveRequestContext<Model>](), waiters, discard)
+            }
             state.finished = true
             state.task = nil
+            state.resumeData = resumeData
             defer { state.contexts = [] }
-            return state.contexts
+            return (state.contexts, waiters, false)
         }
+        if discard { resumeData?.removePartialFile() }
+        for waiter in waiters { waiter(resumeData) }
         for context in contexts { context.deliver(result) }
+    }
+
+    /// Calls `waiter` once with the resume data the pipeline ends with (`nil` for none), when it
+    /// ends — at once if it has.
+    func whenEnded(_ waiter: @escaping @Sendable (DownloadResumeData?) -> Void) {
+        let ended: DownloadResumeData?? = state.withLock { state in
+            guard state.ended else {
+                state.endWaiters.append(waiter)
+                return nil
+            }
+            return .some(state.resumeData)
+        }
+        if let ended { waiter(ended) }
     }
 
     func cancelAll() {

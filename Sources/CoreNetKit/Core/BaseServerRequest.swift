@@ -139,6 +139,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         let contextId = ObjectIdentifier(context)
         context.setCancelAction { broadcast.detach(contextId) }
+        if serverRequest.downloadDestination != nil || serverRequest.resumeData != nil {
+            context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
+        }
         if isNew {
             broadcast.start(
                 Task {
@@ -181,7 +184,11 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let result = await RequestPipeline.run(
             self, serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()
-        if Task.isCancelled { throw BaseServerError.cancelled }
+        if Task.isCancelled {
+            var cancelled = BaseServerError.cancelled
+            cancelled.resumeData = result.resumeData
+            throw cancelled
+        }
         return try result.get()
     }
 }

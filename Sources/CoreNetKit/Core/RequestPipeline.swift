@@ -54,7 +54,7 @@ enum RequestPipeline {
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer,
             modelReader: reader, deliversCachedModels: deliversCached, monitoring: monitoring)
-        let result: ResponseResult<Model>
+        var result: ResponseResult<Model>
         if let transfer {
             result = await withTaskCancellationHandler {
                 await execute(request, serverRequest, exchange: exchange)
@@ -62,6 +62,7 @@ enum RequestPipeline {
                 transfer.cancel()
             }
             transfer.finish(succeeded: result.isSuccess && !Task.isCancelled)
+            if let resumeData = transfer.resumeData { result = result.carrying(resumeData) }
         } else {
             result = await execute(request, serverRequest, exchange: exchange)
         }
@@ -93,7 +94,7 @@ enum RequestPipeline {
     /// Whether the request needs a transfer: someone may watch its progress, or it streams a
     /// multipart body or downloads to a file (both use scratch files).
     private static func needsTransfer(_ request: ServerRequest, listened: Bool) -> Bool {
-        if listened || request.downloadDestination != nil { return true }
+        if listened || request.downloadDestination != nil || request.resumeData != nil { return true }
         if case .multipart = request.parameters { return true }
         return false
     }
@@ -108,6 +109,32 @@ extension ResponseResult {
             if let error = error as? BaseServerError, error.code == .cancelled { return nil }
             return .failure(error)
         }
+    }
+
+    /// The failure with `resumeData` on its error, so the caller can resume the download; a
+    /// result that cannot carry it (a success, an error of another type) has the partial file
+    /// removed instead.
+    func carrying(_ resumeData: DownloadResumeData) -> ResponseResult {
+        if case .failure(let error) = self {
+            var carried: BaseServerError?
+            if let error = error as? BaseServerError {
+                carried = error
+            } else if error is CancellationError {
+                carried = .cancelled
+            }
+            if var carried {
+                carried.resumeData = resumeData
+                return .failure(carried)
+            }
+        }
+        resumeData.removePartialFile()
+        return self
+    }
+
+    /// The resume data the failure carries, if any.
+    var resumeData: DownloadResumeData? {
+        if case .failure(let error) = self { return (error as? BaseServerError)?.resumeData }
+        return nil
     }
 
     var isSuccess: Bool {

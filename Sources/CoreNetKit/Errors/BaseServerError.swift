@@ -80,6 +80,10 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
     public var keyPath: String?
     /// The error this one wraps, if any.
     public var underlyingError: (any Error)?
+    /// For a download that asked to keep its partial file
+    /// (``ServerRequest/keepsPartialDownload``): what it takes to resume it; `nil` when nothing
+    /// arrived that could be resumed.
+    public var resumeData: DownloadResumeData?
 
     /// Creates an error; prefer the static constructors.
     public init(

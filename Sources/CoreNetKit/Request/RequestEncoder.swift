@@ -28,13 +28,18 @@ enum RequestEncoder {
         for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
             throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
         }
-        if let destination = request.downloadDestination, !destination.isFileURL {
+        let destination = request.downloadDestination ?? request.resumeData?.destination
+        if let destination, !destination.isFileURL {
             throw BaseServerError.invalidRequest(
                 "the download destination \(destination.absoluteString) is not a file URL")
         }
+        if let partial = request.resumeData?.partialFileURL, !partial.isFileURL {
+            throw BaseServerError.invalidRequest(
+                "the resume data's partial file \(partial.absoluteString) is not a file URL")
+        }
         var encoded = TransportRequest(
             method: request.method, url: url, headers: request.headers, body: body,
-            timeout: request.timeout ?? defaultTimeout, downloadDestination: request.downloadDestination)
+            timeout: request.timeout ?? defaultTimeout, downloadDestination: destination)
         if let contentType, encoded.value(forHTTPHeaderField: "Content-Type") == nil {
             encoded.headers["Content-Type"] = contentType
         }

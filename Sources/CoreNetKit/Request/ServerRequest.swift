@@ -44,6 +44,15 @@ public struct ServerRequest: Sendable {
     /// and the model can be a ``DownloadedFile`` or `URL`. See ``DownloadedFile`` for what
     /// happens to the file on failure.
     public var downloadDestination: URL?
+    /// Whether a download that fails or is cancelled keeps the bytes that arrived, so it can be
+    /// resumed: the error then carries ``BaseServerError/resumeData`` and
+    /// ``ActiveRequestContext/cancel(producingResumeData:)`` hands it back. `false` by default:
+    /// nothing of a failed download is left on disk. See ``DownloadResumeData``.
+    public var keepsPartialDownload: Bool
+    /// Resume data of an earlier attempt: the download goes on from its bytes (see
+    /// ``DownloadResumeData``). Setting it keeps the partial file again if this attempt fails
+    /// too; without ``downloadDestination`` the file goes to the resume data's destination.
+    public var resumeData: DownloadResumeData?
     /// When and how often this request is sent again after a failure; `nil` (the default) uses
     /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
     /// retrying off for this request.
@@ -68,7 +77,9 @@ public struct ServerRequest: Sendable {
         requestId: String? = nil,
         requiresAuthorization: Bool = true,
         downloadDestination: URL? = nil,
-        retryPolicy: RetryPolicy? = nil
+        retryPolicy: RetryPolicy? = nil,
+        keepsPartialDownload: Bool = false,
+        resumeData: DownloadResumeData? = nil
     ) {
         self.method = method
         self.baseUrl = baseUrl
@@ -81,5 +92,7 @@ public struct ServerRequest: Sendable {
         self.requiresAuthorization = requiresAuthorization
         self.downloadDestination = downloadDestination
         self.retryPolicy = retryPolicy
+        self.keepsPartialDownload = keepsPartialDownload
+        self.resumeData = resumeData
     }
 }

@@ -17,19 +17,39 @@ import FoundationNetworking
 ///
 /// One per ``RequestPipeline``. The transport's raw progress callbacks are throttled here and
 /// handed to a sink (the request's broadcast). ``finish(succeeded:)`` and ``cancel()`` end it:
-/// no progress passes afterwards and every scratch file is removed at once.
+/// no progress passes afterwards and every scratch file is removed at once — except the partial
+/// file of a download that keeps it (``ServerRequest/keepsPartialDownload``), which survives
+/// until the transport has stopped writing and then becomes ``resumeData`` (see
+/// RequestTransfer+Resume.swift).
 final class RequestTransfer: Sendable {
     typealias Sink = @Sendable (TransferProgress, TransferDirection) -> Void
 
-    private struct State {
+    struct State {
         var sink: Sink?
         var upload = ProgressThrottle<WallInstant>()
         var download = ProgressThrottle<WallInstant>()
         var placedDownload: URL?
         var ended = false
+        /// Set by ``cancel()`` of a download that keeps its partial file: progress stops, the
+        /// files stay until ``finish(succeeded:)``.
+        var cancelled = false
+        /// Whether a failed download keeps its bytes for a resume.
+        var keepsPartial = false
+        /// Whether the request's resume data was looked at (once, at the first attempt).
+        var adoptedResumeData = false
+        /// The bytes kept from earlier attempts (or the resume data), if any.
+        var partial: PartialDownload?
+        /// Where the current attempt asked the body to start (its `Range`), 0 for the whole.
+        var requestedOffset: Int64 = 0
+        /// The current attempt's response head, once it arrived.
+        var head: ResponseHead?
+        /// Added to the transport's download progress: the bytes a resumed attempt skipped.
+        var downloadOffset: Int64 = 0
+        /// Made by ``finish(succeeded:)`` from the kept partial file.
+        var resumeData: DownloadResumeData?
     }
 
-    private let state = Locked(State())
+    let state = Locked(State())
     /// Where progress throttling reads the time.
     private let clock: any NetworkClock
 
@@ -45,7 +65,8 @@ final class RequestTransfer: Sendable {
     }
 
     /// Runs `encode` — off the cooperative thread pool for a multipart body, whose files it may
-    /// read and write — and points the result's progress callbacks at this transfer.
+    /// read and write — and points the result's progress callbacks at this transfer. A download
+    /// that resumes gets its `Range` and `If-Range` here.
     func encode(
         _ request: ServerRequest,
         _ encode: @escaping @Sendable (ServerRequest) throws -> TransportRequest
@@ -57,6 +78,9 @@ final class RequestTransfer: Sendable {
             }
         } else {
             transportRequest = try encode(request)
+        }
+        if transportRequest.downloadDestination != nil {
+            prepareDownload(&transportRequest, for: request)
         }
         // Without a sink (performAsync: no context to report to) nobody can see progress, so
         // the transport is spared a lock and a clock read per chunk.
@@ -72,22 +96,26 @@ final class RequestTransfer: Sendable {
         }
     }
 
-    private func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
+    func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
         let now = WallInstant(clock.currentDate)
         let (progress, sink): (TransferProgress?, Sink?) = state.withLock { state in
-            guard !state.ended, state.sink != nil else { return (nil, nil) }
+            guard !state.ended, !state.cancelled, state.sink != nil else { return (nil, nil) }
             switch direction {
             case .upload: return (state.upload.offer(completed: completed, expected: expected, now: now), state.sink)
             case .download:
-                return (state.download.offer(completed: completed, expected: expected, now: now), state.sink)
+                // A resumed attempt counts from the bytes it skipped.
+                let offset = state.downloadOffset
+                let total = expected >= 0 ? expected + offset : expected
+                return (state.download.offer(completed: completed + offset, expected: total, now: now), state.sink)
             }
         }
         if let progress, let sink { sink(progress, direction) }
     }
 
-    /// Sends `request` through `transport`. A download goes to a partial file next to its
-    /// destination and is moved into place when it arrived with a 2xx status; the streamed
-    /// body and the partial file are removed before this returns or throws.
+    /// Sends `request` through `transport`. A download goes to a scratch file next to its
+    /// destination and is moved into place when it arrived with a 2xx status (a `206` that
+    /// resumes is appended to the kept partial file first); the streamed body and the scratch
+    /// file are removed before this returns or throws, unless a failed download keeps its bytes.
     ///
     /// - Returns: the response and the downloaded file's URL, if one was placed.
     func send(_ request: TransportRequest, through transport: any Transport) async throws -> (TransportResponse, URL?) {
@@ -95,7 +123,6 @@ final class RequestTransfer: Sendable {
         guard let destination = request.downloadDestination else {
             return (try await transport.send(request), nil)
         }
-        var request = request
         let directory = destination.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -104,14 +131,57 @@ final class RequestTransfer: Sendable {
                 code: .fileAccess, message: "could not create the directory \(directory.path)",
                 underlyingError: error)
         }
-        let partial = try temporaryFiles.create(
-            in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
-            ownerOnly: false)
-        request.downloadDestination = partial
-        let response = try await transport.send(request)
-        guard (200..<300).contains(response.statusCode) else { return (response, nil) }
-        try place(partial, at: destination, inMemoryBody: response.body)
-        return (response, destination)
+        var request = request
+        // A range the server cannot serve (416, or a 206 from another byte) starts over, once.
+        for pass in 0..<2 {
+            if pass > 0 { dropResume(from: &request) }
+            let scratch = try temporaryFiles.create(
+                in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
+                ownerOnly: false)
+            request.downloadDestination = scratch
+            let keeps: Bool = state.withLock { state in
+                state.head = nil
+                state.downloadOffset = 0
+                return state.keepsPartial
+            }
+            // A kept scratch file must outlive a cancellation (which removes the tracked
+            // files): the transport may still write to it. This method removes it itself.
+            if keeps { temporaryFiles.forget(scratch) }
+            let response: TransportResponse
+            do {
+                response = try await transport.send(request)
+            } catch {
+                keepAfterFailure(scratch, url: request.url, destination: destination)
+                throw error
+            }
+            if state.withLock({ $0.head == nil }) {
+                // A transport that does not report the head early.
+                receivedHead(status: response.statusCode, headers: response.headers)
+            }
+            switch try resumeOutcome(of: response) {
+            case .notADownload:
+                try? FileManager.default.removeItem(at: scratch)
+                return (response, nil)
+            case .startOver:
+                try? FileManager.default.removeItem(at: scratch)
+                continue
+            case .appended:
+                try append(scratch, inMemoryBody: response.body)
+                try placePartial(at: destination)
+                return (response, destination)
+            case .whole:
+                dropPartial()
+                do {
+                    try place(scratch, at: destination, inMemoryBody: response.body)
+                } catch {
+                    try? FileManager.default.removeItem(at: scratch)
+                    throw error
+                }
+                return (response, destination)
+            }
+        }
+        throw BaseServerError(
+            code: .transport, statusCode: 416, message: "the server could not serve the download from its start")
     }
 
     /// Moves the finished partial file to `destination`, replacing what is there; a transport
@@ -122,17 +192,22 @@ final class RequestTransfer: Sendable {
         } catch {
             throw BaseServerError(code: .fileAccess, message: "could not write \(partial.path)", underlyingError: error)
         }
+        try move(partial, to: destination)
+        temporaryFiles.forget(partial)
+    }
+
+    /// Renames `file` to `destination` unless the transfer ended or was cancelled meanwhile.
+    func move(_ file: URL, to destination: URL) throws {
         let placed: Bool = state.withLock { state in
-            guard !state.ended else { return false }
-            guard rename(partial.path, destination.path) == 0 else { return false }
+            guard !state.ended, !state.cancelled else { return false }
+            guard rename(file.path, destination.path) == 0 else { return false }
             state.placedDownload = destination
             return true
         }
         guard placed else {
-            if state.withLock({ $0.ended }) { throw CancellationError() }
+            if state.withLock({ $0.ended || $0.cancelled }) { throw CancellationError() }
             throw BaseServerError(code: .fileAccess, message: "could not move the download to \(destination.path)")
         }
-        temporaryFiles.forget(partial)
     }
 
     /// Ends the transfer: no more progress, scratch files removed, and the downloaded file too
@@ -142,7 +217,7 @@ final class RequestTransfer: Sendable {
         let (finals, sink, placed): ([(TransferProgress, TransferDirection)], Sink?, URL?) = state.withLock { state in
             guard !state.ended else { return ([], nil, nil) }
             state.ended = true
-            guard succeeded else { return ([], nil, state.placedDownload) }
+            guard succeeded, !state.cancelled else { return ([], nil, state.placedDownload) }
             var finals: [(TransferProgress, TransferDirection)] = []
             if let upload = state.upload.finish() { finals.append((upload, .upload)) }
             if let download = state.download.finish() { finals.append((download, .download)) }
@@ -150,12 +225,27 @@ final class RequestTransfer: Sendable {
         }
         temporaryFiles.close()
         if let placed { try? FileManager.default.removeItem(at: placed) }
+        keepOrRemovePartial(succeeded: succeeded)
         if let sink { for (progress, direction) in finals { sink(progress, direction) } }
     }
 
     /// Ends the transfer because the request was cancelled: called from the cancelling thread,
-    /// so the scratch files are gone before the context reports the cancellation.
+    /// so the scratch files are gone before the context reports the cancellation. A download
+    /// that keeps its partial file only stops its progress here: the transport may still be
+    /// writing, so the file becomes resume data in ``finish(succeeded:)``, after it stopped.
     func cancel() {
-        finish(succeeded: false)
+        let keeps: Bool = state.withLock { state in
+            guard state.keepsPartial else { return false }
+            state.cancelled = true
+            return true
+        }
+        guard keeps else {
+            finish(succeeded: false)
+            return
+        }
+        temporaryFiles.close()
     }
+
+    /// The resume data made when the transfer ended without success; `nil` otherwise.
+    var resumeData: DownloadResumeData? { state.withLock { $0.resumeData } }
 }

@@ -1,0 +1,289 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bytes of a download kept from an earlier attempt (or from resume data).
+struct PartialDownload: Sendable {
+    var file: URL
+    var bytes: Int64
+    var expectedLength: Int64?
+    var entityTag: String?
+    var lastModified: String?
+    var url: URL
+    var destination: URL
+
+    /// The `If-Range` value; `nil` without a strong validator (the download then starts over).
+    var ifRangeValidator: String? {
+        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        return lastModified
+    }
+}
+
+/// The status and headers of a response, reported before its body.
+struct ResponseHead: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+
+    /// `Content-Range: bytes first-last/total` (total may be `*`).
+    var contentRange: (first: Int64, total: Int64?)? {
+        guard let value = headers["Content-Range"]?.trimmingCharacters(in: .whitespaces),
+            value.lowercased().hasPrefix("bytes ")
+        else { return nil }
+        let spec = value.dropFirst("bytes ".count)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"),
+            let first = Int64(parts[0][..<dash].trimmingCharacters(in: .whitespaces))
+        else { return nil }
+        return (first, Int64(parts[1].trimmingCharacters(in: .whitespaces)))
+    }
+
+    /// Whether the body is sent with a content coding other than `identity`: its bytes are
+    /// then not the file's bytes, and ranges of them cannot be appended.
+    var isEncoded: Bool {
+        guard let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces) else { return false }
+        return !coding.isEmpty && coding.lowercased() != "identity"
+    }
+}
+
+/// What a download's response means for its file.
+enum ResumeOutcome {
+    /// Not a 2xx: the body stayed in memory for the validators.
+    case notADownload
+    /// The resumed range cannot be used (416, or a 206 from another byte): send again without.
+    case startOver
+    /// A 206 from the requested byte: append it to the kept bytes.
+    case appended
+    /// The whole file (a 200, or a range the caller asked for): it replaces the kept bytes.
+    case whole
+}
+
+extension RequestTransfer {
+    /// Sets up one attempt of a download: adopts the request's resume data the first time,
+    /// asks for the rest of the kept bytes (`Range`, `If-Range`), and listens for the head.
+    func prepareDownload(_ request: inout TransportRequest, for serverRequest: ServerRequest) {
+        let keeps = serverRequest.keepsPartialDownload || serverRequest.resumeData != nil
+        let adopt: DownloadResumeData? = state.withLock { state in
+            state.keepsPartial = keeps
+            guard !state.adoptedResumeData else { return nil }
+            state.adoptedResumeData = true
+            return serverRequest.resumeData
+        }
+        if let adopt, let destination = request.downloadDestination {
+            self.adopt(adopt, url: request.url, destination: destination)
+        }
+        request.keepsPartialDownload = keeps
+        request.responseHeadReceived = { [self] status, headers in receivedHead(status: status, headers: headers) }
+        let resume: (offset: Int64, validator: String)? = state.withLock { state in
+            guard let partial = state.partial, partial.bytes > 0, let validator = partial.ifRangeValidator else {
+                state.requestedOffset = 0
+                return nil
+            }
+            state.requestedOffset = partial.bytes
+            return (partial.bytes, validator)
+        }
+        if let resume {
+            request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
+            request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
+        }
+        // Ranges count bytes of the representation as sent: a compressed body would not be
+        // the file's bytes.
+        if keeps, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+    }
+
+    /// Takes the partial file of `data` as the kept bytes, cut to the length it names; a
+    /// partial file that is gone or shorter, or one without a validator, is removed instead.
+    private func adopt(_ data: DownloadResumeData, url: URL, destination: URL) {
+        let file = data.partialFileURL
+        guard file.standardizedFileURL != destination.standardizedFileURL else { return }
+        let size = Self.size(of: file)
+        guard data.bytesReceived > 0, let size, size >= data.bytesReceived, data.ifRangeValidator != nil,
+            (try? Self.truncate(file, to: data.bytesReceived)) != nil
+        else {
+            try? FileManager.default.removeItem(at: file)
+            return
+        }
+        let partial = PartialDownload(
+            file: file, bytes: data.bytesReceived, expectedLength: data.expectedLength, entityTag: data.entityTag,
+            lastModified: data.lastModified, url: url, destination: destination)
+        state.withLock { $0.partial = partial }
+    }
+
+    /// Records the current attempt's head; a `206` that continues the kept bytes moves the
+    /// progress to where they end.
+    func receivedHead(status: Int, headers: HTTPHeaders) {
+        let head = ResponseHead(status: status, headers: headers)
+        let resumedAt: (offset: Int64, remaining: Int64)? = state.withLock { state in
+            state.head = head
+            guard status == 206, state.requestedOffset > 0, let range = head.contentRange,
+                range.first == state.requestedOffset
+            else { return nil }
+            state.downloadOffset = range.first
+            return (range.first, range.total.map { $0 - range.first } ?? -1)
+        }
+        if let resumedAt {
+            report(.download, completed: 0, expected: resumedAt.remaining)
+        }
+    }
+
+    /// What the response of the current attempt means for the file.
+    func resumeOutcome(of response: TransportResponse) throws -> ResumeOutcome {
+        let (requested, head) = state.withLock { ($0.requestedOffset, $0.head) }
+        guard requested > 0 else {
+            return (200..<300).contains(response.statusCode) ? .whole : .notADownload
+        }
+        switch response.statusCode {
+        case 416: return .startOver
+        case 206: return head?.contentRange?.first == requested ? .appended : .startOver
+        case 200..<300: return .whole
+        default: return .notADownload
+        }
+    }
+
+    /// Removes the resume headers and the kept bytes: the next attempt asks for the whole file.
+    func dropResume(from request: inout TransportRequest) {
+        request.setValue(nil, forHTTPHeaderField: "Range")
+        request.setValue(nil, forHTTPHeaderField: "If-Range")
+        state.withLock { $0.requestedOffset = 0 }
+        dropPartial()
+    }
+
+    /// Removes the kept bytes, if any.
+    func dropPartial() {
+        let partial: PartialDownload? = state.withLock { state in
+            defer { state.partial = nil }
+            return state.partial
+        }
+        if let partial { try? FileManager.default.removeItem(at: partial.file) }
+    }
+
+    /// Appends the range that arrived (in `scratch`, or in memory from a transport that keeps
+    /// bodies there) to the kept bytes, and checks the total the server announced.
+    func append(_ scratch: URL, inMemoryBody body: Data) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        guard let partial = state.withLock({ $0.partial }) else {
+            throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
+        }
+        let size: Int64
+        do {
+            size = try Self.append(body.isEmpty ? .file(scratch) : .data(body), to: partial.file)
+        } catch {
+            dropPartial()
+            throw BaseServerError(
+                code: .fileAccess, message: "could not append to \(partial.file.path)", underlyingError: error)
+        }
+        let total = state.withLock { $0.head?.contentRange?.total }
+        if let total, size != total {
+            dropPartial()
+            throw BaseServerError(
+                code: .connectionLost, statusCode: 206,
+                message: "the resumed download has \(size) bytes; the server announced \(total)")
+        }
+        state.withLock { $0.partial?.bytes = size }
+    }
+
+    /// Moves the completed kept bytes to `destination`.
+    func placePartial(at destination: URL) throws {
+        guard let partial = state.withLock({ $0.partial }) else {
+            throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
+        }
+        try move(partial.file, to: destination)
+        state.withLock { $0.partial = nil }
+    }
+
+    /// After a failed attempt of a download that keeps its bytes: what arrived in `scratch`
+    /// joins the kept bytes (a `206` that continues them) or replaces them (a `2xx` from the
+    /// start); anything else is removed.
+    func keepAfterFailure(_ scratch: URL, url: URL, destination: URL) {
+        let (keeps, head, requested) = state.withLock { ($0.keepsPartial, $0.head, $0.requestedOffset) }
+        guard keeps, let head, (200..<300).contains(head.status), !head.isEncoded,
+            let received = Self.size(of: scratch), received > 0
+        else {
+            try? FileManager.default.removeItem(at: scratch)
+            return
+        }
+        if head.status == 206 {
+            guard requested > 0, head.contentRange?.first == requested, state.withLock({ $0.partial }) != nil else {
+                try? FileManager.default.removeItem(at: scratch)
+                return
+            }
+            try? append(scratch, inMemoryBody: Data())
+            return
+        }
+        dropPartial()
+        let partial = PartialDownload(
+            file: scratch, bytes: received, expectedLength: head.headers["Content-Length"].flatMap { Int64($0) },
+            entityTag: head.headers["ETag"], lastModified: head.headers["Last-Modified"], url: url,
+            destination: destination)
+        state.withLock { $0.partial = partial }
+    }
+
+    /// At the end: kept bytes that can be resumed become ``resumeData`` when the request
+    /// failed; otherwise they are removed.
+    func keepOrRemovePartial(succeeded: Bool) {
+        let partial: PartialDownload? = state.withLock { state in
+            defer { state.partial = nil }
+            return state.partial
+        }
+        guard let partial else { return }
+        guard !succeeded, partial.bytes > 0, partial.ifRangeValidator != nil else {
+            try? FileManager.default.removeItem(at: partial.file)
+            return
+        }
+        let data = DownloadResumeData(
+            url: partial.url, destination: partial.destination, partialFileURL: partial.file,
+            bytesReceived: partial.bytes, expectedLength: partial.expectedLength, entityTag: partial.entityTag,
+            lastModified: partial.lastModified)
+        state.withLock { $0.resumeData = data }
+    }
+
+    // MARK: Files
+
+    /// The size of `file`, or `nil` when it is not there.
+    static func size(of file: URL) -> Int64? {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        return (attributes?[.size] as? NSNumber)?.int64Value
+    }
+
+    private static func truncate(_ file: URL, to length: Int64) throws {
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(length))
+    }
+
+    private enum Source {
+        case file(URL)
+        case data(Data)
+    }
+
+    /// Appends `source` to `file` in 1 MiB pieces and returns the new size of `file`.
+    private static func append(_ source: Source, to file: URL) throws -> Int64 {
+        let output = try FileHandle(forWritingTo: file)
+        defer { try? output.close() }
+        var size = Int64(try output.seekToEnd())
+        switch source {
+        case .data(let data):
+            try output.write(contentsOf: data)
+            size += Int64(data.count)
+        case .file(let url):
+            let input = try FileHandle(forReadingFrom: url)
+            defer { try? input.close() }
+            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try output.write(contentsOf: chunk)
+                size += Int64(chunk.count)
+            }
+        }
+        return size
+    }
+}
