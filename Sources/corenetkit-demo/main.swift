@@ -62,6 +62,7 @@ do {
     try await runFreshnessDemo(server: server)
     try await runTokenRefreshDemo(server: server)
     try await runMultipartDemo(server: server)
+    try await runResumeDemo(server: server)
     try await runRetryDemo(server: server)
 } catch {
     print("demo failed: \(error)")

@@ -32,7 +32,8 @@ import Foundation
 /// The body never sits in memory: it is written to a partial file next to the destination and
 /// moved into place only when it arrived whole with a 2xx status, replacing any file there.
 /// When the transfer fails or is cancelled, the partial file is removed and the destination is
-/// left as it was. A non-2xx response is read into memory for the validators and error mappers
+/// left as it was (unless the request sets ``ServerRequest/keepsPartialDownload``: then it can be
+/// resumed, see ``DownloadResumeData``). A non-2xx response is read into memory for the validators and error mappers
 /// and never written to the destination. If the request fails after the file was moved into
 /// place (a validator or the mapping rejects it) or is cancelled before its terminal event, the
 /// file is removed. Missing directories of the destination are created.

@@ -43,7 +43,9 @@ private enum Readme {
                 requestId: "create-order-7",  // TaskPool id; nil = generated
                 requiresAuthorization: true,  // false for login, refresh and public endpoints
                 downloadDestination: nil,  // a file URL: stream the body there
-                retryPolicy: nil  // nil = the configuration's; .never = no retry
+                retryPolicy: nil,  // nil = the configuration's; .never = no retry
+                keepsPartialDownload: false,  // true: a failed download can be resumed
+                resumeData: nil  // DownloadResumeData of a failed download: go on from it
             )
         }
     }
