@@ -8,6 +8,7 @@
 
 import CoreNetKitTestServer
 import Crypto
+import Dispatch
 import Foundation
 import Testing
 
@@ -231,6 +232,100 @@ import Testing
 
                 #expect(file.statusCode == 200)
                 #expect(try sha256(of: file.url) == expectedSHA256(count: count, version: 1))
+            }
+        }
+    }
+
+    @Test func retriedDownloadGoesOnFromTheBytesOfTheFailedAttempt() async throws {
+        try await withScratchDirectory { directory in
+            try await withTestServer { server in
+                let count = 3_000_000
+                let configuration = testConfiguration { $0.retryPolicy = RetryPolicy(jitter: { 0 }) }
+                let file = try await withTimeout(60) {
+                    try await TestRequest<DownloadedFile>(configuration: configuration) {
+                        ServerRequest(
+                            method: .get, baseUrl: server.baseURL,
+                            relativeUrl: "/resumable/retried?bytes=\(count)&after=1000000&drop=1",
+                            downloadDestination: directory.appendingPathComponent("retried.bin"),
+                            keepsPartialDownload: true)
+                    }.performAsync()
+                }
+
+                // Every attempt after the first asked only for the bytes after those kept.
+                #expect(file.statusCode == 206)
+                #expect(server.hits("GET", "/resumable/retried") >= 2)
+                #expect(try sha256(of: file.url) == expectedSHA256(count: count, version: 1))
+                #expect(contents(of: directory) == ["retried.bin"])
+            }
+        }
+    }
+
+    @Test func cancelProducingResumeDataCallsBackOnceOnTheCallbackQueue() async throws {
+        try await withScratchDirectory { directory in
+            try await withTestServer { server in
+                let queue = DispatchQueue(label: "tests.resume.callbacks")
+                let key = DispatchSpecificKey<Bool>()
+                queue.setSpecific(key: key, value: true)
+                let context = TestRequest<DownloadedFile>(configuration: testConfiguration(queue: queue)) {
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL,
+                        relativeUrl: "/resumable/callback?bytes=2000000&after=600000&gate=resume-callback",
+                        downloadDestination: directory.appendingPathComponent("callback.bin"),
+                        keepsPartialDownload: true)
+                }.perform()
+                let log = TransferLog(context)
+                let events = EventLog(context)
+                try await server.waitForArrivals(at: "resume-callback", count: 1)
+                _ = try await log.firstDownloadProgress()
+                let calls = Locked(0)
+
+                let (data, onQueue) = try await withTimeout(30) {
+                    await withCheckedContinuation { continuation in
+                        context.cancel { data in
+                            calls.withLock { $0 += 1 }
+                            continuation.resume(returning: (data, DispatchQueue.getSpecific(key: key) == true))
+                        }
+                    }
+                }
+                server.release("resume-callback")
+
+                guard case .cancel = try await events.waitForTerminal() else {
+                    Issue.record("expected cancel")
+                    return
+                }
+                #expect(onQueue)
+                #expect(calls.withLock { $0 } == 1)
+                let kept = try #require(data)
+                #expect(contents(of: directory) == [kept.partialFileURL.lastPathComponent])
+                kept.removePartialFile()
+                #expect(contents(of: directory).isEmpty)
+            }
+        }
+    }
+
+    @Test func plainCancelOfADownloadThatKeepsItsBytesStillRemovesThePartialFile() async throws {
+        try await withScratchDirectory { directory in
+            try await withTestServer { server in
+                let context = TestRequest<DownloadedFile>(configuration: testConfiguration()) {
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL,
+                        relativeUrl: "/resumable/plain?bytes=2000000&after=600000&gate=resume-plain",
+                        downloadDestination: directory.appendingPathComponent("plain.bin"),
+                        keepsPartialDownload: true)
+                }.perform()
+                let log = TransferLog(context)
+                try await server.waitForArrivals(at: "resume-plain", count: 1)
+                _ = try await log.firstDownloadProgress()
+                #expect(contents(of: directory).count == 1)
+
+                context.cancel()
+                server.release("resume-plain")
+
+                // The partial file goes once the transport has stopped writing to it.
+                try await withTimeout(30) {
+                    while !contents(of: directory).isEmpty { await Task.yield() }
+                }
+                #expect(contents(of: directory).isEmpty)
             }
         }
     }
