@@ -22,13 +22,17 @@ extension TestResponder {
     ///   `416`.
     /// - With `after` and `gate`, the body stops after byte `after` (of the whole file) and waits
     ///   at `gate` before sending the rest; with `after` and `drop=1` it drops the connection
-    ///   there instead.
+    ///   there instead (`drops=N`: only in the first N responses for `key`).
     func resumable(_ key: String, request: Request) async throws -> Response {
         let query = QueryItems(request.uri.query)
         let count = try query.int("bytes", default: 1 << 20, in: 1...DownloadPatternSource.maximumSize)
         let after = try query.int("after", default: count, in: 0...count)
         let gate = query["gate"]
-        let drop = try query.bool("drop", default: false)
+        // `drop=1` drops every response at `after`; `drops=N` only the first N for this key.
+        let drops = try query.int("drops", default: 0, in: 0...1000)
+        let drop =
+            try query.bool("drop", default: false)
+            || (drops > 0 && self.core.nextCounterValue("resumable-drops/" + key) <= drops)
         let version = self.core.cacheVersion("resumable/" + key)
         let eTag = "\"\(key)-v\(version)-\(count)\""
         let lastModified = Self.httpDate(Date(timeIntervalSince1970: 1_700_000_000 + Double(version) * 60))

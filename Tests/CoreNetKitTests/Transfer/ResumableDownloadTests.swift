@@ -245,15 +245,15 @@ import Testing
                     try await TestRequest<DownloadedFile>(configuration: configuration) {
                         ServerRequest(
                             method: .get, baseUrl: server.baseURL,
-                            relativeUrl: "/resumable/retried?bytes=\(count)&after=1000000&drop=1",
+                            relativeUrl: "/resumable/retried?bytes=\(count)&after=1000000&drops=1",
                             downloadDestination: directory.appendingPathComponent("retried.bin"),
                             keepsPartialDownload: true)
                     }.performAsync()
                 }
 
-                // Every attempt after the first asked only for the bytes after those kept.
+                // The second attempt asked only for the bytes after those the first one kept.
                 #expect(file.statusCode == 206)
-                #expect(server.hits("GET", "/resumable/retried") >= 2)
+                #expect(server.hits("GET", "/resumable/retried") == 2)
                 #expect(try sha256(of: file.url) == expectedSHA256(count: count, version: 1))
                 #expect(contents(of: directory) == ["retried.bin"])
             }
