@@ -66,30 +66,15 @@ extension TestResponder {
         let start = first
         let body = ResponseBody(contentLength: count - start) { writer in
             let pause = (gate != nil || drop) && after > start && after < count ? after : count
-            try await Self.writeShiftedPattern(from: start, to: pause, shift: version, into: &writer)
+            try await Self.writePattern(from: start, to: pause, shift: version, into: &writer)
             if pause < count, drop { throw ResumableDownloadDropped() }
             if pause < count, let gate {
                 await core.passGate(gate)
-                try await Self.writeShiftedPattern(from: pause, to: count, shift: version, into: &writer)
+                try await Self.writePattern(from: pause, to: count, shift: version, into: &writer)
             }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// Writes bytes `start..<end` of the pattern shifted by `shift`.
-    private static func writeShiftedPattern(
-        from start: Int, to end: Int, shift: Int, into writer: inout any ResponseBodyWriter
-    ) async throws {
-        var position = start + shift
-        let last = end + shift
-        let chunk = DownloadPatternSource.chunk
-        while position < last {
-            let offset = position % 256
-            let length = min(DownloadPatternSource.chunkSize - offset, last - position)
-            try await writer.write(chunk.getSlice(at: chunk.readerIndex + offset, length: length)!)
-            position += length
-        }
     }
 }
 

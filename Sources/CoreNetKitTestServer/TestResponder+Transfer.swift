@@ -32,16 +32,18 @@ extension TestResponder {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// Writes pattern bytes `start..<end` (chunks start at multiples of 256, so slicing the
-    /// shared chunk at `start % 256` gives the right bytes).
-    private static func writePattern(from start: Int, to end: Int, into writer: inout any ResponseBodyWriter)
-        async throws
-    {
-        var position = start
+    /// Writes pattern bytes `start..<end`, each taken `shift` bytes further along the pattern
+    /// (chunks start at multiples of 256, so slicing the shared chunk at `position % 256` gives
+    /// the right bytes).
+    static func writePattern(
+        from start: Int, to end: Int, shift: Int = 0, into writer: inout any ResponseBodyWriter
+    ) async throws {
+        var position = start + shift
+        let last = end + shift
         let chunk = DownloadPatternSource.chunk
-        while position < end {
+        while position < last {
             let offset = position % 256
-            let length = min(DownloadPatternSource.chunkSize - offset, end - position)
+            let length = min(DownloadPatternSource.chunkSize - offset, last - position)
             try await writer.write(chunk.getSlice(at: chunk.readerIndex + offset, length: length)!)
             position += length
         }

@@ -23,11 +23,7 @@ import Testing
                 let path = "/resumable/big?bytes=\(count)&after=\(fortyPercent)&gate=resume-big"
                 let destination = directory.appendingPathComponent("big.bin")
                 let configuration = testConfiguration()
-                let context = TestRequest<DownloadedFile>(configuration: configuration) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL, relativeUrl: path, downloadDestination: destination,
-                        keepsPartialDownload: true)
-                }.perform()
+                let context = keepingDownload(server, path, to: destination, configuration: configuration).perform()
                 let log = TransferLog(context)
                 try await server.waitForArrivals(at: "resume-big", count: 1)
                 _ = try await log.firstDownloadProgress()
@@ -74,11 +70,7 @@ import Testing
                 let path = "/resumable/doc?bytes=\(count)&after=1000000&gate=resume-doc"
                 let destination = directory.appendingPathComponent("doc.bin")
                 let configuration = testConfiguration()
-                let context = TestRequest<DownloadedFile>(configuration: configuration) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL, relativeUrl: path, downloadDestination: destination,
-                        keepsPartialDownload: true)
-                }.perform()
+                let context = keepingDownload(server, path, to: destination, configuration: configuration).perform()
                 let log = TransferLog(context)
                 try await server.waitForArrivals(at: "resume-doc", count: 1)
                 _ = try await log.firstDownloadProgress()
@@ -106,12 +98,9 @@ import Testing
                 let count = 3_000_000
                 let destination = directory.appendingPathComponent("nested/report.bin")
                 let configuration = testConfiguration()
-                let failing = TestRequest<DownloadedFile>(configuration: configuration) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL,
-                        relativeUrl: "/resumable/report?bytes=\(count)&after=1200000&drop=1&validator=date",
-                        downloadDestination: destination, keepsPartialDownload: true)
-                }
+                let failing = keepingDownload(
+                    server, "/resumable/report?bytes=\(count)&after=1200000&drop=1&validator=date", to: destination,
+                    configuration: configuration)
 
                 let error = try await #require(throws: BaseServerError.self) { try await failing.performAsync() }
                 let data = try #require(error.resumeData)
@@ -137,13 +126,9 @@ import Testing
     @Test func withoutAStrongValidatorNothingIsKept() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in
-                let request = TestRequest<DownloadedFile>(configuration: testConfiguration()) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL,
-                        relativeUrl: "/resumable/weak?bytes=2000000&after=500000&drop=1&validator=weak",
-                        downloadDestination: directory.appendingPathComponent("weak.bin"),
-                        keepsPartialDownload: true)
-                }
+                let request = keepingDownload(
+                    server, "/resumable/weak?bytes=2000000&after=500000&drop=1&validator=weak",
+                    to: directory.appendingPathComponent("weak.bin"))
 
                 let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
 
@@ -156,13 +141,9 @@ import Testing
     @Test func cancelledTaskOfPerformAsyncCarriesTheResumeData() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in
-                let request = TestRequest<DownloadedFile>(configuration: testConfiguration()) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL,
-                        relativeUrl: "/resumable/task?bytes=2000000&after=700000&gate=resume-task",
-                        downloadDestination: directory.appendingPathComponent("task.bin"),
-                        keepsPartialDownload: true)
-                }
+                let request = keepingDownload(
+                    server, "/resumable/task?bytes=2000000&after=700000&gate=resume-task",
+                    to: directory.appendingPathComponent("task.bin"))
                 let task = Task { try await request.performAsync() }
                 try await server.waitForArrivals(at: "resume-task", count: 1)
                 task.cancel()
@@ -242,13 +223,10 @@ import Testing
                 let count = 3_000_000
                 let configuration = testConfiguration { $0.retryPolicy = RetryPolicy(jitter: { 0 }) }
                 let file = try await withTimeout(60) {
-                    try await TestRequest<DownloadedFile>(configuration: configuration) {
-                        ServerRequest(
-                            method: .get, baseUrl: server.baseURL,
-                            relativeUrl: "/resumable/retried?bytes=\(count)&after=1000000&drops=1",
-                            downloadDestination: directory.appendingPathComponent("retried.bin"),
-                            keepsPartialDownload: true)
-                    }.performAsync()
+                    try await keepingDownload(
+                        server, "/resumable/retried?bytes=\(count)&after=1000000&drops=1",
+                        to: directory.appendingPathComponent("retried.bin"), configuration: configuration
+                    ).performAsync()
                 }
 
                 // The second attempt asked only for the bytes after those the first one kept.
@@ -266,13 +244,10 @@ import Testing
                 let queue = DispatchQueue(label: "tests.resume.callbacks")
                 let key = DispatchSpecificKey<Bool>()
                 queue.setSpecific(key: key, value: true)
-                let context = TestRequest<DownloadedFile>(configuration: testConfiguration(queue: queue)) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL,
-                        relativeUrl: "/resumable/callback?bytes=2000000&after=600000&gate=resume-callback",
-                        downloadDestination: directory.appendingPathComponent("callback.bin"),
-                        keepsPartialDownload: true)
-                }.perform()
+                let context = keepingDownload(
+                    server, "/resumable/callback?bytes=2000000&after=600000&gate=resume-callback",
+                    to: directory.appendingPathComponent("callback.bin"), configuration: testConfiguration(queue: queue)
+                ).perform()
                 let log = TransferLog(context)
                 let events = EventLog(context)
                 try await server.waitForArrivals(at: "resume-callback", count: 1)
@@ -306,13 +281,10 @@ import Testing
     @Test func plainCancelOfADownloadThatKeepsItsBytesStillRemovesThePartialFile() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in
-                let context = TestRequest<DownloadedFile>(configuration: testConfiguration()) {
-                    ServerRequest(
-                        method: .get, baseUrl: server.baseURL,
-                        relativeUrl: "/resumable/plain?bytes=2000000&after=600000&gate=resume-plain",
-                        downloadDestination: directory.appendingPathComponent("plain.bin"),
-                        keepsPartialDownload: true)
-                }.perform()
+                let context = keepingDownload(
+                    server, "/resumable/plain?bytes=2000000&after=600000&gate=resume-plain",
+                    to: directory.appendingPathComponent("plain.bin")
+                ).perform()
                 let log = TransferLog(context)
                 try await server.waitForArrivals(at: "resume-plain", count: 1)
                 _ = try await log.firstDownloadProgress()
@@ -364,4 +336,16 @@ private func sha256(of file: URL) throws -> String {
         hasher.update(data: chunk)
     }
     return hasher.finalize().hex
+}
+
+/// A download of `path` into `destination` that keeps its bytes when it fails.
+private func keepingDownload(
+    _ server: TestServer, _ path: String, to destination: URL,
+    configuration: NetworkConfiguration = testConfiguration()
+) -> TestRequest<DownloadedFile> {
+    TestRequest<DownloadedFile>(configuration: configuration) {
+        ServerRequest(
+            method: .get, baseUrl: server.baseURL, relativeUrl: path, downloadDestination: destination,
+            keepsPartialDownload: true)
+    }
 }
