@@ -27,7 +27,8 @@ import ServiceLifecycle
 /// - Pagination: `GET /items?offset=&limit=&count=&total=`, `GET /feed?cursor=&limit=`
 ///   (``insertFeedItems(_:)``).
 /// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),
-///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`).
+///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`),
+///   `POST /stream/upload/:gate` (hashes the body, then waits at the gate).
 ///
 /// ```swift
 /// try await withTestServer { server in
