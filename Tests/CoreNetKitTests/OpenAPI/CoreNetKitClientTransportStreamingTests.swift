@@ -188,6 +188,33 @@ import Testing
         }
     }
 
+    @Test func streamedBodyThatBreaksOffIsNotRetried() async throws {
+        try await withTestServer { server in
+            try await withTimeout(60, "a broken download") {
+                let configuration = testConfiguration {
+                    $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .zero, jitter: { 0 })
+                }
+                let transport = CoreNetKitClientTransport(configuration: configuration)
+                let path = "/transfer/partial/2000000?after=100000"
+
+                // The server drops the connection after `after` bytes: a retryable failure, but
+                // the client already has the first attempt's head and bytes.
+                let (_, body) = try await transport.send(
+                    HTTPRequest(method: .get, scheme: nil, authority: nil, path: path), body: nil,
+                    baseURL: server.baseURL, operationID: "partial")
+                var size = 0
+                let error = await #expect(throws: BaseServerError.self) {
+                    for try await chunk in try #require(body) { size += chunk.count }
+                }
+
+                #expect(error?.code == .connectionLost)
+                #expect(size <= 100_000)
+                #expect(server.hits(path: "/transfer/partial/2000000") == 1)
+                #expect(configuration.taskPool.isEmpty)
+            }
+        }
+    }
+
     @Test func rejectedTokenIsRefreshedAndTheStreamedRequestReplayed() async throws {
         try await withTestServer { server in
             try await withTimeout(60, "a replayed request") {
