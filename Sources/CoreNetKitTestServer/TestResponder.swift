@@ -14,7 +14,7 @@ import Hummingbird
 /// accepts any method. Each request is counted by method and path before it is routed.
 ///
 /// Routes live in extensions: `TestResponder+Generic`, `+Demo`, `+Cache`, `+Auth`,
-/// `+Pagination`, `+Files` and `+Transfer`. Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
+/// `+Pagination`, `+Files`, `+Transfer` and `+Stream`. Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
 struct TestResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
@@ -119,6 +119,8 @@ struct TestResponder: HTTPResponder {
             return try Self.download(Self.parameter(rest[0]))
         case ("resumable", 1) where isGet:
             return try await self.resumable(Self.parameter(rest[0]), request: request)
+        case ("stream", 2) where isPost && rest[0] == "upload":
+            return try await self.heldUpload(Self.parameter(rest[1]), request: request)
         case ("transfer", 2) where isGet && rest[0] == "partial":
             return try self.partialDownload(Self.parameter(rest[1]), query: QueryItems(request.uri.query))
         default:

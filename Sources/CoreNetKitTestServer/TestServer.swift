@@ -28,7 +28,8 @@ import ServiceLifecycle
 ///   (``insertFeedItems(_:)``).
 /// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),
 ///   `POST /upload/raw`, `GET /download/:bytes` (``downloadPattern(count:)``, `X-SHA256`),
-///   `GET /resumable/:key?bytes=` (Range, If-Range, 206/416; ``replaceResumable(_:)``).
+///   `GET /resumable/:key?bytes=` (Range, If-Range, 206/416; ``replaceResumable(_:)``),
+///   `POST /stream/upload/:gate` (hashes the body, then waits at the gate).
 ///
 /// ```swift
 /// try await withTestServer { server in

@@ -53,7 +53,8 @@ public struct CacheInterceptor: Interceptor {
             requestHeaders: request.headers)
         if policy == .serverOnly {
             var response = try await next.proceed(request)
-            response.cacheStore = store
+            // A streamed body is not in the response: there is nothing to store.
+            if request.responseBodyStream == nil { response.cacheStore = store }
             return response
         }
         let entry = await store.lookup()

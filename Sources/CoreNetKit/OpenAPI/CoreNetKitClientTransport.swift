@@ -33,22 +33,43 @@ import OpenAPIRuntime
 /// token stage, and retryable statuses through the retry stage, before the client sees the
 /// final answer.
 ///
-/// **Bodies.** The request body is collected before sending, up to ``maximumBodySize``
-/// bytes (CoreNetKit's transports send a body they know in full, so a retry or a replay can send
-/// it again); the response body is handed over complete, with its length known. Neither is
-/// streamed.
+/// **Bodies.** A request body the runtime gives with a known length of at most 1 MiB is sent
+/// from memory. Any other — larger, or of unknown length (a stream) — is written as it comes to
+/// a scratch file in ``temporaryDirectory``, readable by its owner only, and sent from that file
+/// (so a retry or a token replay sends it again); the file is removed when the request ends,
+/// however it ends. ``maximumBodySize``, when set, bounds either.
+///
+/// A `2xx` response body reaches the generated client as it arrives: ``send(_:body:baseURL:operationID:)``
+/// returns as soon as the final response's head is known, with an `HTTPBody` that can be
+/// iterated once and whose length is known when the response has a `Content-Length` (and no
+/// `Content-Encoding`). The request keeps running in a Task of its own until the body has
+/// arrived; reading the body past its end gives the error the request ended with. Chunks the
+/// client has not read yet wait in memory: neither transport slows the server down for a slow
+/// reader. Any other status arrives whole (it goes through the token and retry stages, which
+/// need all of it). Once a streamed body has begun, the request is not retried; monitors and
+/// the logger see such a response with an empty body. A `GET` is streamed only when nothing is
+/// cached: when the configuration has no ``NetworkConfiguration/cacheAdapter`` (with one, even
+/// ``CachePolicy/serverOnly`` stores the answer, and the cache needs the whole body). A `HEAD`, a
+/// `204` and a `Content-Length: 0` answer have no body to stream.
 ///
 /// **Errors and cancellation.** A failure throws the ``BaseServerError`` the request ended with;
 /// the generated client wraps it in `ClientError`, whose `underlyingError` is that
 /// ``BaseServerError``. Cancelling the Task that awaits the client cancels the request (it ends
-/// with ``BaseServerError`` `cancelled`).
+/// with ``BaseServerError`` `cancelled`), and so does cancelling the Task that reads a streamed
+/// body, or dropping the body before its end; a cancelled read returns once the request has
+/// ended, so nothing of it is left running.
 public struct CoreNetKitClientTransport: ClientTransport {
     /// The configuration every request is sent with (its validators are not used).
     public let configuration: NetworkConfiguration
     /// The cache policy of `GET` requests; other methods always use ``CachePolicy/serverOnly``.
+    /// `GET` responses are streamed only when the configuration has no cache adapter.
     public let getCachePolicy: CachePolicy
-    /// The largest request body sent, in bytes; a larger one fails before sending.
-    public let maximumBodySize: Int
+    /// The largest request body sent, in bytes; a larger one fails with
+    /// ``BaseServerError/Code-swift.struct/invalidRequest`` before or while it is written out.
+    /// `nil` sets no limit: only bodies of at most 1 MiB are held in memory anyway.
+    public let maximumBodySize: Int?
+    /// The directory where request bodies sent from a scratch file are written.
+    public let temporaryDirectory: URL
 
     /// Creates a transport that sends through `configuration`.
     ///
@@ -56,36 +77,82 @@ public struct CoreNetKitClientTransport: ClientTransport {
     ///   - configuration: the configuration requests are sent with; ``NetworkConfiguration/default``
     ///     as it is now by default.
     ///   - getCachePolicy: how `GET` requests use the configuration's cache.
-    ///   - maximumBodySize: the largest request body, in bytes (16 MiB by default).
+    ///   - maximumBodySize: the largest request body, in bytes; `nil` (the default) for no limit.
+    ///   - temporaryDirectory: where large and streamed request bodies are written while they are
+    ///     sent; the system's temporary directory by default.
     public init(
         configuration: NetworkConfiguration = .default, getCachePolicy: CachePolicy = .serverOnly,
-        maximumBodySize: Int = 16 << 20
+        maximumBodySize: Int? = nil, temporaryDirectory: URL = FileManager.default.temporaryDirectory
     ) {
         var configuration = configuration
         configuration.validators = []
         self.configuration = configuration
         self.getCachePolicy = getCachePolicy
         self.maximumBodySize = maximumBodySize
+        self.temporaryDirectory = temporaryDirectory
     }
 
     /// Sends `request` through the configuration's chain and returns the server's answer.
     ///
-    /// Runs on the caller's Task, once per call.
+    /// Runs once per call. The request itself runs in a Task of its own, which inherits the
+    /// caller's priority and task-local values; this returns when the final response's head is
+    /// known for a streamed `2xx` body, else when the whole response arrived.
     ///
     /// - Throws: the ``BaseServerError`` the request ended with (`cancelled` when the Task was
-    ///   cancelled); `invalidRequest` when the body is larger than ``maximumBodySize``.
+    ///   cancelled); `invalidRequest` when the body cannot be read or is larger than
+    ///   ``maximumBodySize``; `fileAccess` when its scratch file cannot be written.
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let serverRequest = try await Self.serverRequest(
-            request, body: body, baseURL: baseURL, getCachePolicy: getCachePolicy, maximumBodySize: maximumBodySize)
-        let response = try await OpenAPIRequest(serverRequest, configuration: configuration).performAsync()
-        return Self.httpResponse(response)
+        let files = TemporaryFiles()
+        var serverRequest: ServerRequest
+        do {
+            serverRequest = Self.serverRequest(request, baseURL: baseURL, getCachePolicy: getCachePolicy)
+            if let body {
+                try await Self.attach(
+                    body, to: &serverRequest, maximumBodySize: maximumBodySize,
+                    scratch: ScratchFile(files: files, directory: temporaryDirectory))
+            }
+        } catch {
+            files.close()
+            throw error
+        }
+        guard Self.streamsResponse(of: serverRequest, configuration: configuration) else {
+            defer { files.close() }
+            return Self.httpResponse(
+                try await OpenAPIRequest(serverRequest, configuration: configuration).performAsync())
+        }
+        let stream = ResponseBodyStream()
+        serverRequest.responseBodyStream = stream
+        let call = OpenAPIRequest(serverRequest, configuration: configuration)
+        stream.attach(
+            Task {
+                let result: Result<ServerResponse, any Error>
+                do { result = .success(try await call.performAsync()) } catch { result = .failure(error) }
+                files.close()  // before the reader sees the end
+                stream.finish(result)
+            })
+        switch try await stream.answer() {
+        case .complete(let response):
+            return Self.httpResponse(response)
+        case .streaming(let statusCode, let headers):
+            let body = HTTPBody(
+                StreamedResponseBody(stream), length: Self.bodyLength(headers), iterationBehavior: .single)
+            return (Self.httpResponse(statusCode: statusCode, headers: headers), body)
+        }
     }
 
-    static func serverRequest(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, getCachePolicy: CachePolicy, maximumBodySize: Int
-    ) async throws -> ServerRequest {
+    /// Whether `request`'s 2xx body is streamed: not for a `HEAD` (no body), nor for a `GET` the
+    /// cache stage may answer or store (it needs the whole body).
+    static func streamsResponse(of request: ServerRequest, configuration: NetworkConfiguration) -> Bool {
+        switch request.method {
+        case .head: false
+        case .get: request.cachePolicy == .serverOnly && configuration.cacheAdapter == nil
+        default: true
+        }
+    }
+
+    static func serverRequest(_ request: HTTPRequest, baseURL: URL, getCachePolicy: CachePolicy) -> ServerRequest {
         var headers: [String: String] = [:]
         for field in request.headerFields where field.name != .contentLength {
             let name = field.name.canonicalName
@@ -96,31 +163,33 @@ public struct CoreNetKitClientTransport: ClientTransport {
             }
         }
         let method = HTTPMethod(rawValue: request.method.rawValue)
-        var serverRequest = ServerRequest(
+        return ServerRequest(
             method: method, baseUrl: baseURL, relativeUrl: request.path ?? "", headers: headers,
             cachePolicy: method == .get ? getCachePolicy : .serverOnly)
-        if let body {
-            do {
-                serverRequest.rawBody = try await Data(collecting: body, upTo: maximumBodySize)
-            } catch let error as BaseServerError {
-                throw error
-            } catch {
-                throw BaseServerError(
-                    code: .invalidRequest, message: "the request body could not be read: \(error)",
-                    underlyingError: error)
-            }
-        }
-        return serverRequest
     }
 
     static func httpResponse(_ response: ServerResponse) -> (HTTPResponse, HTTPBody?) {
+        let body: HTTPBody? = response.data.isEmpty ? nil : HTTPBody(response.data)
+        return (httpResponse(statusCode: response.statusCode, headers: response.headers), body)
+    }
+
+    static func httpResponse(statusCode: Int, headers: HTTPHeaders) -> HTTPResponse {
         var fields = HTTPFields()
-        for (name, value) in response.headers {
+        for (name, value) in headers {
             guard let name = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: name, value: value))
         }
-        let body: HTTPBody? = response.data.isEmpty ? nil : HTTPBody(response.data)
-        return (HTTPResponse(status: .init(code: response.statusCode), headerFields: fields), body)
+        return HTTPResponse(status: .init(code: statusCode), headerFields: fields)
+    }
+
+    /// The length of a streamed body: its `Content-Length`, unless a `Content-Encoding` means the
+    /// transport decodes it to another length.
+    static func bodyLength(_ headers: HTTPHeaders) -> HTTPBody.Length {
+        let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard encoding == nil || encoding == "identity", let text = headers["Content-Length"],
+            let length = Int64(text.trimmingCharacters(in: .whitespaces)), length >= 0
+        else { return .unknown }
+        return .known(length)
     }
 }
 

@@ -40,6 +40,13 @@ enum RequestEncoder {
         var encoded = TransportRequest(
             method: request.method, url: url, headers: request.headers, body: body,
             timeout: request.timeout ?? defaultTimeout, downloadDestination: destination)
+        if let file = request.rawBodyFile, request.rawBody == nil {
+            encoded.bodyFileURL = file
+        }
+        if let stream = request.responseBodyStream {
+            encoded.responseHeadReceived = { status, headers in stream.receiveHead(status: status, headers: headers) }
+            encoded.receivesBodyChunk = { chunk in stream.receive(chunk) }
+        }
         if let contentType, encoded.value(forHTTPHeaderField: "Content-Type") == nil {
             encoded.headers["Content-Type"] = contentType
         }
@@ -75,8 +82,8 @@ enum RequestEncoder {
         var contentType: String?
         let inQuery = request.method.encodesParametersInQuery
 
-        if let rawBody = request.rawBody {
-            return Parts(query: [], multipart: nil, body: rawBody, contentType: nil)
+        if request.rawBody != nil || request.rawBodyFile != nil {
+            return Parts(query: [], multipart: nil, body: request.rawBody, contentType: nil)
         }
         switch request.parameters {
         case .none:

@@ -64,6 +64,10 @@ public struct ServerRequest: Sendable {
     /// A body sent as is, with the `Content-Type` of ``headers``; set only by adapters inside
     /// the library (the OpenAPI client transport). It replaces what ``parameters`` would encode.
     var rawBody: Data?
+    /// A file whose contents are sent as the body, like ``rawBody`` (set by the same adapters).
+    var rawBodyFile: URL?
+    /// Where a 2xx response body goes as it arrives instead of into the response.
+    var responseBodyStream: ResponseBodyStream?
 
     /// Creates a request description.
     public init(

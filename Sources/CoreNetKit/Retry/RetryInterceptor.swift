@@ -15,7 +15,9 @@ import Foundation
 /// token stage adds the current token (and refreshes after a `401` as usual), interceptors
 /// appended to the configuration run again, and the body is encoded and sent from its start
 /// (a streamed file body is opened anew). The attempt number is in ServerRequest/attempt.
-/// Cancelling the request during a wait ends the wait at once.
+/// Cancelling the request during a wait ends the wait at once. A request whose 2xx response
+/// body already began to stream to its reader (the OpenAPI client transport) is not sent again:
+/// its answer, or its failure, is final.
 public struct RetryInterceptor: Interceptor {
     /// Creates the stage; it reads ServerRequest/retryPolicy, or else
     /// NetworkConfiguration/retryPolicy.
@@ -29,13 +31,16 @@ public struct RetryInterceptor: Interceptor {
         var attempt = request
         attempt.attemptCount = policy.maximumAttempts
         var number = 1
+        // Once a streamed 2xx body reached its reader, another attempt would mix two responses.
+        let stream = request.responseBodyStream
+        var streamed: Bool { stream?.hasSurfacedHead == true }
         while true {
             attempt.attempt = number
             let delay: Duration
             let reason: String
             do {
                 let response = try await next.proceed(attempt)
-                guard policy.retryableStatuses.contains(response.statusCode) else {
+                guard policy.retryableStatuses.contains(response.statusCode), !streamed else {
                     policy.budget?.recordSuccess()
                     return response
                 }
@@ -43,7 +48,7 @@ public struct RetryInterceptor: Interceptor {
                 let asked = policy.retryAfter(response.headers["Retry-After"], now: configuration.clock.currentDate)
                 delay = asked ?? policy.backoff(after: number)
                 reason = "status \(response.statusCode)"
-            } catch let error as BaseServerError where policy.retryableErrors.contains(error.code) {
+            } catch let error as BaseServerError where policy.retryableErrors.contains(error.code) && !streamed {
                 guard policy.budget?.recordFailure() ?? true, number < policy.maximumAttempts else { throw error }
                 delay = policy.backoff(after: number)
                 reason = error.code.description

@@ -82,7 +82,11 @@ extension RequestTransfer {
             self.adopt(adopt, url: request.url, destination: destination)
         }
         request.keepsPartialDownload = keeps
-        request.responseHeadReceived = { [self] status, headers in receivedHead(status: status, headers: headers) }
+        let earlier = request.responseHeadReceived
+        request.responseHeadReceived = { [self] status, headers in
+            earlier?(status, headers)
+            receivedHead(status: status, headers: headers)
+        }
         let resume: (offset: Int64, validator: String)? = state.withLock { state in
             guard let partial = state.partial, partial.bytes > 0, let validator = partial.ifRangeValidator else {
                 state.requestedOffset = 0

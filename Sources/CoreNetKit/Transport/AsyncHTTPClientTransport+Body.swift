@@ -99,8 +99,9 @@ struct MemoryBodyChunks: AsyncSequence, Sendable {
     }
 }
 
-/// Where a response body goes: memory, or a file that is removed again on failure unless
-/// `keepsPartial` (the pipeline then resumes from it).
+/// Where a response body goes: memory, a reader's callback (`forward`, chunk by chunk), or a
+/// file that is removed again on failure unless `keepsPartial` (the pipeline then resumes from
+/// it).
 struct BodySink {
     private var data = Data()
     private let file: FileHandle?
@@ -108,14 +109,21 @@ struct BodySink {
     private let expected: Int64
     private let keepsPartial: Bool
     private let progress: (@Sendable (Int64, Int64) -> Void)?
+    private let forward: (@Sendable (Data) -> Void)?
     private var received: Int64 = 0
 
-    init(destination: URL?, expected: Int64, keepsPartial: Bool, progress: (@Sendable (Int64, Int64) -> Void)?) throws {
+    init(
+        destination: URL?, expected: Int64, keepsPartial: Bool, progress: (@Sendable (Int64, Int64) -> Void)?,
+        forward: (@Sendable (Data) -> Void)? = nil
+    ) throws {
         self.destination = destination
         self.expected = expected
         self.keepsPartial = keepsPartial
         self.progress = progress
-        if let destination {
+        self.forward = forward
+        if forward != nil {
+            file = nil
+        } else if let destination {
             try? FileManager.default.removeItem(at: destination)
             guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
@@ -129,7 +137,9 @@ struct BodySink {
 
     mutating func append(_ chunk: ByteBuffer) throws {
         let count = chunk.readableBytes
-        if let file {
+        if let forward {
+            if count > 0 { forward(chunk.withUnsafeReadableBytes { Data($0) }) }
+        } else if let file {
             try chunk.withUnsafeReadableBytes { try file.write(contentsOf: Data($0)) }
         } else {
             chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }

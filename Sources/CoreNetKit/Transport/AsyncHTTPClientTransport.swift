@@ -138,10 +138,12 @@ public final class AsyncHTTPClientTransport: Transport {
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         // Like URLSessionTransport: only a 2xx body goes to the file; an error body stays in
         // memory for the validators and error mappers.
-        let destination = (200..<300).contains(Int(response.status.code)) ? request.downloadDestination : nil
+        let succeeded = (200..<300).contains(Int(response.status.code))
+        let destination = succeeded ? request.downloadDestination : nil
         var sink = try BodySink(
             destination: destination, expected: expected, keepsPartial: request.keepsPartialDownload,
-            progress: request.downloadProgress)
+            progress: request.downloadProgress,
+            forward: succeeded && destination == nil ? request.receivesBodyChunk : nil)
         do {
             for try await chunk in response.body {
                 try sink.append(chunk)

@@ -64,8 +64,14 @@ public struct StubTransport: Transport {
             try await clock.pause(for: latency)
         }
         try Task.checkCancellation()
-        let response = try await respond(request)
+        var response = try await respond(request)
         request.responseHeadReceived?(response.statusCode, response.headers)
+        if let receive = request.receivesBodyChunk, request.downloadDestination == nil,
+            (200..<300).contains(response.statusCode), !response.body.isEmpty
+        {
+            receive(response.body)  // one chunk
+            response.body = Data()
+        }
         return response
     }
 }

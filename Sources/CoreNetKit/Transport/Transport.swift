@@ -61,6 +61,16 @@ public struct TransportRequest: Sendable {
     /// of its body (after redirects were followed); any thread. A transport that cannot report
     /// the head early may call it just before it returns the response.
     public var responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)?
+    /// When set, a 2xx response's body is handed to it chunk by chunk as it arrives instead of
+    /// being collected; the returned ``TransportResponse`` then has an empty body.
+    ///
+    /// Called in order, after ``responseHeadReceived``, from one thread at a time (the
+    /// transport's delegate queue or its Task), once per non-empty chunk, never after the
+    /// transport returned or threw. Any other status keeps its body in memory. It is not used
+    /// when ``downloadDestination`` is set. A transport that cannot stream may return the body in
+    /// memory instead. The callback must not block: chunks the reader has not taken yet wait in
+    /// the callback's own buffer (neither transport applies backpressure).
+    public var receivesBodyChunk: (@Sendable (Data) -> Void)?
 
     /// Creates a transport request.
     public init(
@@ -69,7 +79,8 @@ public struct TransportRequest: Sendable {
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         keepsPartialDownload: Bool = false,
-        responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)? = nil
+        responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)? = nil,
+        receivesBodyChunk: (@Sendable (Data) -> Void)? = nil
     ) {
         self.method = method
         self.url = url
@@ -82,6 +93,7 @@ public struct TransportRequest: Sendable {
         self.downloadProgress = downloadProgress
         self.keepsPartialDownload = keepsPartialDownload
         self.responseHeadReceived = responseHeadReceived
+        self.receivesBodyChunk = receivesBodyChunk
     }
 
     /// Creates a transport request from a `URLRequest` (its method, URL, headers, body and
@@ -139,7 +151,8 @@ public struct TransportResponse: Sendable {
     public var statusCode: Int
     /// The response headers.
     public var headers: HTTPHeaders
-    /// The body; empty when it was written to the request's download destination.
+    /// The body; empty when it was written to the request's download destination or handed to
+    /// its ``TransportRequest/receivesBodyChunk``.
     public var body: Data
     /// The final URL after redirects.
     public var url: URL?

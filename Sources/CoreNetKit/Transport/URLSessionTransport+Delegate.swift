@@ -95,6 +95,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 dataTask.cancel()
                 return
             }
+        } else if let receive = state.request.receivesBodyChunk, let status = state.response?.statusCode,
+            (200..<300).contains(status)
+        {
+            receive(data)
         } else {
             state.body.append(data)
         }

@@ -1,0 +1,224 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A request's 2xx response body handed to its reader as it arrives, instead of being
+/// collected: what ``ServerRequest`` carries (internally) when an adapter streams the response
+/// (the OpenAPI client transport).
+///
+/// Three parties use it, each through its own methods:
+/// - The transport, through the request's `responseHeadReceived` and `receivesBodyChunk`
+///   callbacks: ``receiveHead(status:headers:)`` once per attempt and ``receive(_:)`` per chunk
+///   of a 2xx body, in order, on any thread.
+/// - The owner of the request's Task: ``attach(_:)`` right after starting it, and
+///   ``finish(_:)`` once when the pipeline ended (after its scratch files are gone).
+/// - The reader: ``answer()`` once, then ``next()`` until `nil` or an error; ``cancel()`` when it
+///   gives up.
+///
+/// A 2xx head is surfaced (``answer()`` returns `.streaming`) at most once, and only when its
+/// body may have bytes: a `204`, a `205` and a `Content-Length: 0` wait for the pipeline like any
+/// other status. Once a head is surfaced the retry stage does not send the request again
+/// (``hasSurfacedHead``); should any stage still send it again, the body ends with an error
+/// rather than mixing two responses. After ``cancel()`` no head is surfaced and the outcome is
+/// `cancelled`. Chunks wait in memory until read: the transports give no backpressure.
+final class ResponseBodyStream: Sendable {
+    /// What the reader gets first.
+    enum Answer: Sendable {
+        /// A 2xx head whose body follows through ``next()``.
+        case streaming(statusCode: Int, headers: HTTPHeaders)
+        /// The whole response (any other status, or one answered without the transport).
+        case complete(ServerResponse)
+    }
+
+    private struct State {
+        var answer: Result<Answer, any Error>?
+        var answerWaiter: CheckedContinuation<Answer, any Error>?
+        var surfaced = false
+        /// A second head arrived after one was surfaced.
+        var replaced = false
+        var chunks: [Data] = []
+        var readIndex = 0
+        var chunkWaiter: CheckedContinuation<Data?, any Error>?
+        /// How the body ended: `nil` while the pipeline runs.
+        var end: Result<Void, any Error>?
+        var task: Task<Void, Never>?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Whether a 2xx head was handed to the reader: from then on the request must not be sent
+    /// again (the retry stage reads this).
+    var hasSurfacedHead: Bool { state.withLock { $0.surfaced } }
+
+    /// The Task that runs the request: ``cancel()`` cancels it (at once when it already was).
+    func attach(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// The transport received the final head of one attempt.
+    func receiveHead(status: Int, headers: HTTPHeaders) {
+        let streams =
+            (200..<300).contains(status) && status != 204 && status != 205 && headers["Content-Length"] != "0"
+        enum Action {
+            case none
+            case resume(CheckedContinuation<Answer, any Error>, Answer)
+            case cancel(Task<Void, Never>?)
+        }
+        let action: Action = state.withLock { state in
+            if state.surfaced {
+                // Another attempt after the reader got this one's head: never mix the two.
+                guard !state.replaced else { return .none }
+                state.replaced = true
+                return .cancel(state.task)
+            }
+            guard streams, !state.cancelled, state.answer == nil else { return .none }
+            let answer = Answer.streaming(statusCode: status, headers: headers)
+            state.surfaced = true
+            state.answer = .success(answer)
+            guard let waiter = state.answerWaiter else { return .none }
+            state.answerWaiter = nil
+            return .resume(waiter, answer)
+        }
+        switch action {
+        case .none: break
+        case .resume(let waiter, let answer): waiter.resume(returning: answer)
+        case .cancel(let task): task?.cancel()
+        }
+    }
+
+    /// The transport received `chunk` of a 2xx body; dropped unless its head was surfaced.
+    func receive(_ chunk: Data) {
+        guard !chunk.isEmpty else { return }
+        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
+            guard state.surfaced, !state.replaced, !state.cancelled, state.end == nil else { return nil }
+            if let waiter = state.chunkWaiter {
+                state.chunkWaiter = nil
+                return waiter
+            }
+            state.chunks.append(chunk)
+            return nil
+        }
+        waiter?.resume(returning: chunk)
+    }
+
+    /// The pipeline ended with `result`: the answer when no head was surfaced, else the end of
+    /// the body. A body the transport returned in memory (one that does not stream) is handed
+    /// over as the last chunk. Only the first call counts.
+    func finish(_ result: Result<ServerResponse, any Error>) {
+        enum Action {
+            case none
+            case answer(CheckedContinuation<Answer, any Error>, Result<Answer, any Error>)
+            case chunk(CheckedContinuation<Data?, any Error>, Result<Data?, any Error>)
+        }
+        let action: Action = state.withLock { state in
+            guard state.end == nil else { return .none }
+            var end: Result<Void, any Error> = result.map { _ in () }
+            if state.cancelled {
+                end = .failure(BaseServerError.cancelled)
+            } else if state.replaced {
+                end = .failure(
+                    BaseServerError.invalidRequest(
+                        "the request was sent again after its streamed response had begun; the body is incomplete"))
+            }
+            state.end = end
+            if !state.surfaced {
+                let answer: Result<Answer, any Error> =
+                    if case .failure(let error) = end { .failure(error) } else { result.map { .complete($0) } }
+                state.answer = answer
+                guard let waiter = state.answerWaiter else { return .none }
+                state.answerWaiter = nil
+                return .answer(waiter, answer)
+            }
+            if case .success(let response) = result, case .success = end, !response.data.isEmpty {
+                state.chunks.append(response.data)
+            }
+            guard let waiter = state.chunkWaiter else { return .none }
+            state.chunkWaiter = nil
+            if state.readIndex < state.chunks.count {
+                defer { state.readIndex += 1 }
+                return .chunk(waiter, .success(state.chunks[state.readIndex]))
+            }
+            return .chunk(waiter, end.map { nil })
+        }
+        switch action {
+        case .none: break
+        case .answer(let waiter, let answer): waiter.resume(with: answer)
+        case .chunk(let waiter, let chunk): waiter.resume(with: chunk)
+        }
+    }
+
+    /// Waits for the answer: a surfaced 2xx head, or the pipeline's end. Cancelling the
+    /// waiting Task cancels the request; the wait then ends when the request has ended.
+    ///
+    /// - Throws: the error the request ended with (`cancelled` after a cancellation).
+    func answer() async throws -> Answer {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
+                let ready: Result<Answer, any Error>? = state.withLock { state in
+                    if state.answer == nil { state.answerWaiter = continuation }
+                    return state.answer
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// The next chunk of a surfaced body, `nil` at its end. Cancelling the reading Task cancels
+    /// the request; the read then ends, with `cancelled`, when the request has ended (so its
+    /// Task and scratch files are gone by then).
+    ///
+    /// - Throws: the error the request ended with.
+    func next() async throws -> Data? {
+        if Task.isCancelled { cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let ready: Result<Data?, any Error>? = state.withLock { state in
+                    if !state.cancelled && state.readIndex < state.chunks.count {
+                        defer {
+                            state.readIndex += 1
+                            if state.readIndex == state.chunks.count {
+                                state.chunks.removeAll(keepingCapacity: true)
+                                state.readIndex = 0
+                            }
+                        }
+                        return .success(state.chunks[state.readIndex])
+                    }
+                    if let end = state.end {
+                        return state.cancelled ? .failure(BaseServerError.cancelled) : end.map { nil }
+                    }
+                    state.chunkWaiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// The reader gives up: the request is cancelled (unless it already ended) and buffered
+    /// chunks are dropped. Waiters are resumed by ``finish(_:)``, when the request has ended.
+    func cancel() {
+        let task: Task<Void, Never>? = state.withLock { state in
+            guard state.end == nil, !state.cancelled else { return nil }
+            state.cancelled = true
+            state.chunks = []
+            state.readIndex = 0
+            return state.task
+        }
+        task?.cancel()
+    }
+}
