@@ -22,8 +22,6 @@ import Dispatch
 public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>, @unchecked Sendable {
     /// The request's id in the ``TaskPool``.
     public let requestId: String
-    /// Registers a waiter for the end of a download's pipeline; `nil` for other requests.
-    private let resumeDataSource = Locked<ResumeDataSource?>(nil)
     typealias ResumeDataSource = @Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void
 
     /// Creates a context for the request `requestId` whose handlers run on `queue`.
@@ -61,7 +59,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
     /// Registers `receive` for the pipeline's end before cancelling, so the end the
     /// cancellation brings finds it; calls it with `nil` at once for a request without a download.
     private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        guard let source = resumeDataSource.withLock({ $0 }) else {
+        guard let source = state.withLock({ $0.resumeDataSource }) else {
             cancel()
             receive(nil)
             return
@@ -72,7 +70,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
 
     /// Lets ``cancel(producingResumeData:)`` wait for the end of the download's pipeline.
     func setResumeDataSource(_ source: @escaping ResumeDataSource) {
-        resumeDataSource.withLock { $0 = source }
+        state.withLock { $0.resumeDataSource = source }
     }
 
     /// A context that has already failed with `error`.

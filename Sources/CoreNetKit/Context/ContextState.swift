@@ -36,6 +36,9 @@ struct ContextState<Model: Sendable> {
     var lastDownload: TransferProgress?
     /// Internal progress observers run inline on the emitting thread (chaining).
     var progressObservers: [@Sendable (TransferProgress, TransferDirection) -> Void] = []
+    /// Registers a waiter for the end of a download's pipeline (an ``ActiveRequestContext`` of
+    /// a download); kept after the terminal event, which is when it is asked for.
+    var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)?
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {

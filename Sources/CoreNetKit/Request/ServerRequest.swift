@@ -52,7 +52,12 @@ public struct ServerRequest: Sendable {
     /// Resume data of an earlier attempt: the download goes on from its bytes (see
     /// ``DownloadResumeData``). Setting it keeps the partial file again if this attempt fails
     /// too; without ``downloadDestination`` the file goes to the resume data's destination.
-    public var resumeData: DownloadResumeData?
+    public var resumeData: DownloadResumeData? {
+        get { resumeBox?.data }
+        set { resumeBox = newValue.map(ResumeDataBox.init) }
+    }
+    /// Out of line: most requests carry none, and every stage's frame holds a copy of the request.
+    private var resumeBox: ResumeDataBox?
     /// When and how often this request is sent again after a failure; `nil` (the default) uses
     /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
     /// retrying off for this request.
@@ -99,4 +104,10 @@ public struct ServerRequest: Sendable {
         self.keepsPartialDownload = keepsPartialDownload
         self.resumeData = resumeData
     }
+}
+
+/// A request's resume data, kept out of line (see ``ServerRequest/resumeData``).
+private final class ResumeDataBox: Sendable {
+    let data: DownloadResumeData
+    init(_ data: DownloadResumeData) { self.data = data }
 }
