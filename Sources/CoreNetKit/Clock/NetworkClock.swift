@@ -12,7 +12,8 @@ import Foundation
 /// clock of its configuration.
 ///
 /// The cache dates its entries with currentDate, the token manager measures refresh windows
-/// and timeouts with it, progress is throttled by it, and back-off and stub latency sleep on it.
+/// and timeouts with it, progress is throttled by it, back-off and stub latency sleep on it, and
+/// the durations responses, logs and monitors report are measured on it.
 /// SystemClock is the default; tests put a ManualClock into the configuration and
 /// advance it instead of waiting.
 ///
@@ -29,6 +30,14 @@ extension NetworkClock {
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
     func pause(for duration: Swift.Duration) async throws {
         try await sleep(until: now.advanced(by: duration), tolerance: nil)
+    }
+
+    /// How long ago `start` was, a reading of this clock's `now` (also through
+    /// `any NetworkClock`): durations for responses, logs and monitors, so a manual clock drives
+    /// them too. Zero for a reading of another clock.
+    func elapsed(since start: any InstantProtocol<Swift.Duration>) -> Swift.Duration {
+        guard let start = start as? Instant else { return .zero }
+        return start.duration(to: now)
     }
 }
 

@@ -80,7 +80,8 @@ final class Exchange: Sendable {
                 monitor.request(request, willSendAttempt: attempt)
             }
         }
-        let start = ContinuousClock.now
+        let clock = configuration.clock
+        let start = clock.now
         do {
             let raw: TransportResponse
             var file: URL?
@@ -92,7 +93,7 @@ final class Exchange: Sendable {
             let response = ServerResponse(
                 statusCode: raw.statusCode, headers: raw.headers, data: raw.body, transportRequest: transportRequest,
                 url: raw.url,
-                duration: ContinuousClock.now - start, downloadedFileURL: file)
+                duration: clock.elapsed(since: start), downloadedFileURL: file)
             if let logger {
                 logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
             }
@@ -106,7 +107,7 @@ final class Exchange: Sendable {
             let mapped = TransportErrorMapper.map(error)
             if let logger, let urlRequest {
                 let entry = NetworkLogEntry.failure(
-                    urlRequest, error: mapped, duration: ContinuousClock.now - start, id: requestId)
+                    urlRequest, error: mapped, duration: clock.elapsed(since: start), id: requestId)
                 logger.log(entry)
             }
             monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }

@@ -68,8 +68,9 @@ public struct InterceptorChain: Sendable {
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     public func proceed(_ request: ServerRequest) async throws -> ServerResponse {
         guard let monitoring = exchange.monitoring else { return try await run(request) }
-        let start = ContinuousClock.now
-        defer { monitoring.addTime(ContinuousClock.now - start, atStage: index) }
+        let clock = exchange.configuration.clock
+        let start = clock.now
+        defer { monitoring.addTime(clock.elapsed(since: start), atStage: index) }
         return try await run(request)
     }
 

@@ -34,7 +34,7 @@ enum RequestPipeline {
         if !configuration.monitors.isEmpty {
             monitoring = RequestMonitoring(
                 monitors: configuration.monitors, id: requestId, request: serverRequest,
-                interceptors: configuration.interceptors)
+                interceptors: configuration.interceptors, clock: configuration.clock)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
         // Only the cache stage maps a response besides the pipeline (a cached answer for the
@@ -75,11 +75,13 @@ enum RequestPipeline {
     ) async -> ResponseResult<Model> {
         do {
             let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
-            let decodeStart = ContinuousClock.now
+            let clock = exchange.configuration.clock
+            // Timed only for monitors: a request without them reads no clock here.
+            let decodeStart = exchange.monitoring != nil ? clock.now : nil
             let model = try await request.mapResponse(response, decoder: exchange.configuration.decoder)
-            if let monitoring = exchange.monitoring {
+            if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
-                    modelType: String(describing: Model.self), duration: ContinuousClock.now - decodeStart)
+                    modelType: String(describing: Model.self), duration: clock.elapsed(since: decodeStart))
                 monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
             }
             if let store = response.cacheStore {

@@ -23,11 +23,18 @@ final class RequestMonitoring: Sendable {
     let monitors: [any NetworkEventMonitor]
     let request: MonitoredRequest
     private let stageNames: [String]
-    private let started = ContinuousClock.now
+    /// Where the request's durations are read: the configuration's clock.
+    private let clock: any NetworkClock
+    private let started: any InstantProtocol<Swift.Duration>
     private let state: Locked<State>
 
-    init(monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor]) {
+    init(
+        monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor],
+        clock: any NetworkClock
+    ) {
         self.monitors = monitors
+        self.clock = clock
+        self.started = clock.now
         let url = URL(string: request.relativeUrl, relativeTo: request.baseUrl)?.absoluteURL ?? request.baseUrl
         self.request = MonitoredRequest(
             id: id, method: request.method, url: LogRedactor.redact(url: url), host: request.baseUrl.host ?? "-")
@@ -63,7 +70,7 @@ final class RequestMonitoring: Sendable {
             emit { monitor, request in monitor.requestWasCancelled(request) }
             return
         }
-        let total = ContinuousClock.now - started
+        let total = clock.elapsed(since: started)
         let (attempts, inclusive) = state.withLock { ($0.attempts, $0.inclusive) }
         var stages: [RequestMetrics.StageTiming] = []
         for index in inclusive.indices {

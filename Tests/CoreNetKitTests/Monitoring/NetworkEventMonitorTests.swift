@@ -147,6 +147,33 @@ import FoundationNetworking
         }
     }
 
+    @Test func durationsAreReadFromTheConfigurationsClock() async throws {
+        let clock = ManualClock()
+        let monitor = RecordingMonitor()
+        let transport = StubTransport(latency: .seconds(2), clock: clock) { request in
+            TransportResponse(statusCode: 200, body: Data(#"{"id":1,"name":"A","email":"a@x"}"#.utf8), url: request.url)
+        }
+        let configuration = testConfiguration(transport: transport) {
+            $0.monitors = [monitor]
+            $0.clock = clock
+        }
+        let task = Task {
+            try await TestRequest<User>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: URL(string: "https://api.example.com")!, relativeUrl: "/users/1")
+            }.performAsync()
+        }
+        try await withTimeout(30, "the stub's latency") { await clock.waitForSleepers(1) }
+
+        clock.advance(by: .seconds(2))
+        _ = try await task.value
+
+        _ = try await monitor.events()
+        let metrics = try #require(monitor.metrics.first)
+        #expect(metrics.totalDuration == .seconds(2))
+        #expect(metrics.stages.first { $0.stage == "transport" }?.duration == .seconds(2))
+        #expect(metrics.stages.filter { $0.stage != "transport" }.allSatisfy { $0.duration == .zero })
+    }
+
     @Test func hostMetricsCountARequestWithASecretInItsQueryUnderItsHost() async throws {
         try await withTestServer { server in
             let metrics = HostMetricsMonitor(queue: DispatchQueue(label: "tests.metrics.secret"))
