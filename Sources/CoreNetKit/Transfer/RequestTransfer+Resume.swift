@@ -12,23 +12,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Bytes of a download kept from an earlier attempt (or from resume data).
-struct PartialDownload: Sendable {
-    var file: URL
-    var bytes: Int64
-    var expectedLength: Int64?
-    var entityTag: String?
-    var lastModified: String?
-    var url: URL
-    var destination: URL
-
-    /// The `If-Range` value; `nil` without a strong validator (the download then starts over).
-    var ifRangeValidator: String? {
-        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
-        return lastModified
-    }
-}
-
 /// The status and headers of a response, reported before its body.
 struct ResponseHead: Sendable {
     var status: Int
@@ -88,12 +71,13 @@ extension RequestTransfer {
             receivedHead(status: status, headers: headers)
         }
         let resume: (offset: Int64, validator: String)? = state.withLock { state in
-            guard let partial = state.partial, partial.bytes > 0, let validator = partial.ifRangeValidator else {
+            guard let partial = state.partial, partial.bytesReceived > 0, let validator = partial.ifRangeValidator
+            else {
                 state.requestedOffset = 0
                 return nil
             }
-            state.requestedOffset = partial.bytes
-            return (partial.bytes, validator)
+            state.requestedOffset = partial.bytesReceived
+            return (partial.bytesReceived, validator)
         }
         if let resume {
             request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
@@ -118,9 +102,9 @@ extension RequestTransfer {
             try? FileManager.default.removeItem(at: file)
             return
         }
-        let partial = PartialDownload(
-            file: file, bytes: data.bytesReceived, expectedLength: data.expectedLength, entityTag: data.entityTag,
-            lastModified: data.lastModified, url: url, destination: destination)
+        var partial = data
+        partial.url = url
+        partial.destination = destination
         state.withLock { $0.partial = partial }
     }
 
@@ -165,11 +149,11 @@ extension RequestTransfer {
 
     /// Removes the kept bytes, if any.
     func dropPartial() {
-        let partial: PartialDownload? = state.withLock { state in
+        let partial: DownloadResumeData? = state.withLock { state in
             defer { state.partial = nil }
             return state.partial
         }
-        if let partial { try? FileManager.default.removeItem(at: partial.file) }
+        partial?.removePartialFile()
     }
 
     /// Appends the range that arrived (in `scratch`, or in memory from a transport that keeps
@@ -181,11 +165,12 @@ extension RequestTransfer {
         }
         let size: Int64
         do {
-            size = try Self.append(body.isEmpty ? .file(scratch) : .data(body), to: partial.file)
+            size = try Self.append(body.isEmpty ? .file(scratch) : .data(body), to: partial.partialFileURL)
         } catch {
             dropPartial()
             throw BaseServerError(
-                code: .fileAccess, message: "could not append to \(partial.file.path)", underlyingError: error)
+                code: .fileAccess, message: "could not append to \(partial.partialFileURL.path)", underlyingError: error
+            )
         }
         let total = state.withLock { $0.head?.contentRange?.total }
         if let total, size != total {
@@ -194,7 +179,7 @@ extension RequestTransfer {
                 code: .connectionLost, statusCode: 206,
                 message: "the resumed download has \(size) bytes; the server announced \(total)")
         }
-        state.withLock { $0.partial?.bytes = size }
+        state.withLock { $0.partial?.bytesReceived = size }
     }
 
     /// Moves the completed kept bytes to `destination`.
@@ -202,7 +187,7 @@ extension RequestTransfer {
         guard let partial = state.withLock({ $0.partial }) else {
             throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
         }
-        try move(partial.file, to: destination)
+        try move(partial.partialFileURL, to: destination)
         state.withLock { $0.partial = nil }
     }
 
@@ -226,30 +211,26 @@ extension RequestTransfer {
             return
         }
         dropPartial()
-        let partial = PartialDownload(
-            file: scratch, bytes: received, expectedLength: head.headers["Content-Length"].flatMap { Int64($0) },
-            entityTag: head.headers["ETag"], lastModified: head.headers["Last-Modified"], url: url,
-            destination: destination)
+        let partial = DownloadResumeData(
+            url: url, destination: destination, partialFileURL: scratch, bytesReceived: received,
+            expectedLength: head.headers["Content-Length"].flatMap { Int64($0) }, entityTag: head.headers["ETag"],
+            lastModified: head.headers["Last-Modified"])
         state.withLock { $0.partial = partial }
     }
 
     /// At the end: kept bytes that can be resumed become ``resumeData`` when the request
     /// failed; otherwise they are removed.
     func keepOrRemovePartial(succeeded: Bool) {
-        let partial: PartialDownload? = state.withLock { state in
+        let partial: DownloadResumeData? = state.withLock { state in
             defer { state.partial = nil }
             return state.partial
         }
         guard let partial else { return }
-        guard !succeeded, partial.bytes > 0, partial.ifRangeValidator != nil else {
-            try? FileManager.default.removeItem(at: partial.file)
+        guard !succeeded, partial.bytesReceived > 0, partial.ifRangeValidator != nil else {
+            partial.removePartialFile()
             return
         }
-        let data = DownloadResumeData(
-            url: partial.url, destination: partial.destination, partialFileURL: partial.file,
-            bytesReceived: partial.bytes, expectedLength: partial.expectedLength, entityTag: partial.entityTag,
-            lastModified: partial.lastModified)
-        state.withLock { $0.resumeData = data }
+        state.withLock { $0.resumeData = partial }
     }
 
     // MARK: Files

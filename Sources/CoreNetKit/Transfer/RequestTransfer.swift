@@ -38,7 +38,7 @@ final class RequestTransfer: Sendable {
         /// Whether the request's resume data was looked at (once, at the first attempt).
         var adoptedResumeData = false
         /// The bytes kept from earlier attempts (or the resume data), if any.
-        var partial: PartialDownload?
+        var partial: DownloadResumeData?
         /// Where the current attempt asked the body to start (its `Range`), 0 for the whole.
         var requestedOffset: Int64 = 0
         /// The current attempt's response head, once it arrived.
