@@ -60,6 +60,8 @@ final class FaultHandler: ChannelInboundHandler {
             provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
         case .slow?:
             break  // never answer; the client's timeout or cancellation closes the connection
+        case .stalledBody?, .trickledBody?, .lyingLength?, .endlessEarlyHints?, .slowHeaders?:
+            TimedFaults.start(FaultServer.Fault(rawValue: name)!, on: context.channel)
         case let fault?:
             writeAndClose(FaultResponses.bytes(for: fault), context: context)
         case nil:
@@ -106,7 +108,19 @@ enum FaultResponses {
     static func bytes(for fault: FaultServer.Fault) -> [UInt8] {
         switch fault {
         case .ok: return complete(status: "200 OK", type: "application/json", body: Array(okBody.utf8))
-        case .drop, .reset, .slow: return []
+        case .drop, .reset, .slow, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders:
+            return []
+        case .gzipBomb:
+            return Array(
+                ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                    + "Content-Length: \(GzipBomb.bytes.count)\r\nConnection: close\r\n\r\n").utf8) + GzipBomb.bytes
+        case .repeatedFields:
+            return complete(
+                status: "200 OK", type: "application/json", body: Array(okBody.utf8),
+                extraHeaders: "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT\r\n"
+                    + "WWW-Authenticate: Bearer realm=\"api\"\r\nLink: </page/2>; rel=\"next\"\r\n"
+                    + "Set-Cookie: b=2; Path=/\r\nWWW-Authenticate: Basic realm=\"x\"\r\n"
+                    + "Link: </page/9>; rel=\"last\"\r\n")
         case .midBody:
             return Array(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\":1,\"name\":\"mid"

@@ -63,10 +63,29 @@ public final class FaultServer: Sendable {
         case redirectLoop = "redirect-loop"
         /// `401` with `WWW-Authenticate: Basic realm="x"` and a JSON error body.
         case basicChallenge = "basic-challenge"
+        /// `200` announcing 1,000,000 bytes; 200,000 arrive, then the connection stays open and
+        /// silent.
+        case stalledBody = "stalled-body"
+        /// `200` announcing 100,000 bytes, sent one byte every 200 ms.
+        case trickledBody = "trickled-body"
+        /// `200` announcing 10,000 bytes; a valid 34-byte JSON model arrives and the connection
+        /// stays open.
+        case lyingLength = "lying-length"
+        /// `103 Early Hints` every 100 ms, forever; no final response.
+        case endlessEarlyHints = "endless-103"
+        /// The status line and then one byte of the header block every 200 ms, forever.
+        case slowHeaders = "slow-headers"
+        /// `200` with `Content-Encoding: gzip`: about 6.8 MB on the wire that inflate to 1 GiB of
+        /// zero bytes (its CRC is not that of the data: no client gets that far).
+        case gzipBomb = "gzip-bomb"
+        /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the
+        /// `ok` model.
+        case repeatedFields = "repeated-fields"
     }
 
     private let channel: any Channel
     private let children: ChildChannels
+    private let accepted: AcceptedConnections
     private let registry: NIOLockedValueBox<[Int: [UInt8]]>
     private let nextId = NIOLockedValueBox(0)
 
@@ -75,10 +94,13 @@ public final class FaultServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
 
-    private init(channel: any Channel, children: ChildChannels, registry: NIOLockedValueBox<[Int: [UInt8]]>, port: Int)
-    {
+    private init(
+        channel: any Channel, children: ChildChannels, accepted: AcceptedConnections,
+        registry: NIOLockedValueBox<[Int: [UInt8]]>, port: Int
+    ) {
         self.channel = channel
         self.children = children
+        self.accepted = accepted
         self.registry = registry
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
@@ -87,12 +109,14 @@ public final class FaultServer: Sendable {
     /// Starts listening on 127.0.0.1, on an ephemeral port.
     public static func start() async throws -> FaultServer {
         let children = ChildChannels()
+        let accepted = AcceptedConnections()
         let registry = NIOLockedValueBox<[Int: [UInt8]]>([:])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 children.add(child)
+                accepted.accept()
                 return child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(FaultHandler(registry: registry))
                 }
@@ -102,7 +126,20 @@ public final class FaultServer: Sendable {
             try? await channel.close()
             throw TestServerError.startFailed("The fault server's socket has no local port")
         }
-        return FaultServer(channel: channel, children: children, registry: registry, port: port)
+        return FaultServer(channel: channel, children: children, accepted: accepted, registry: registry, port: port)
+    }
+
+    /// Returns once `count` connections have been accepted since the server started.
+    public func connectionsAccepted(_ count: Int) async {
+        await accepted.wait(for: count)
+    }
+
+    /// How many connections are open now.
+    public var openConnections: Int { children.count }
+
+    /// Returns when every connection open now has closed.
+    public func connectionsClosed() async {
+        for child in children.snapshot() { try? await child.closeFuture.get() }
     }
 
     /// Stops listening and closes every open connection. Idempotent.
@@ -147,10 +184,45 @@ final class ChildChannels: Sendable {
         }
     }
 
+    var count: Int { channels.withLockedValue { $0.count } }
+
+    func snapshot() -> [any Channel] { channels.withLockedValue { Array($0.values) } }
+
     func drain() -> [any Channel] {
         channels.withLockedValue { channels in
             defer { channels = [:] }
             return Array(channels.values)
+        }
+    }
+}
+
+/// Counts accepted connections and wakes those who wait for a number of them.
+final class AcceptedConnections: Sendable {
+    private struct State {
+        var count = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func accept() {
+        let ready: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
+            state.count += 1
+            let count = state.count
+            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    func wait(for count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLockedValue { state in
+                if state.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
         }
     }
 }

@@ -32,7 +32,7 @@ struct CacheStore: Sendable {
     /// A request standing for the cached answer's origin, for a response read from the cache
     /// without sending anything.
     var transportRequest: TransportRequest {
-        TransportRequest(method: method, url: url, headers: requestHeaders)
+        TransportRequest(method: method, url: url, headers: HTTPHeaders(requestHeaders))
     }
 
     /// The entry for the request: the one stored for its method and URL, or, when that entry's

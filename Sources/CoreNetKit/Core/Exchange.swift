@@ -83,24 +83,23 @@ final class Exchange: Sendable {
         let clock = configuration.clock
         let start = clock.now
         do {
-            let raw: TransportResponse
-            var file: URL?
-            if let transfer {
-                (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
-            } else {
-                raw = try await configuration.transport.send(transportRequest)
+            let received = try await Deadline.run(
+                timeout: transportRequest.timeout, idle: configuration.idleTimeout, clock: clock
+            ) { [self] activity in
+                try await exchange(transportRequest, for: request, activity: activity)
             }
             let response = ServerResponse(
-                statusCode: raw.statusCode, headers: raw.headers, data: raw.body, transportRequest: transportRequest,
-                url: raw.url,
-                duration: clock.elapsed(since: start), downloadedFileURL: file)
+                statusCode: received.statusCode, headers: received.headers, data: received.body,
+                transportRequest: transportRequest, url: received.url, duration: clock.elapsed(since: start),
+                downloadedFileURL: received.file)
             if let logger {
                 logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
             }
             if let monitoring {
-                let received = MonitoredResponse(
-                    statusCode: raw.statusCode, bytes: raw.body.count, duration: response.duration, attempt: attempt)
-                monitoring.emit { monitor, request in monitor.request(request, didReceive: received) }
+                let monitored = MonitoredResponse(
+                    statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
+                    attempt: attempt)
+                monitoring.emit { monitor, request in monitor.request(request, didReceive: monitored) }
             }
             return response
         } catch {
@@ -113,6 +112,34 @@ final class Exchange: Sendable {
             monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
             throw mapped
         }
+    }
+
+    /// Sends `transportRequest` and reads its body, within the request's deadline.
+    private func exchange(
+        _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?
+    ) async throws -> ReceivedResponse {
+        let reader = BodyReader(
+            memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
+            transfer: transfer?.reportsProgress == true ? transfer : nil, activity: activity)
+        if let transfer {
+            return try await transfer.send(
+                transportRequest, for: request, through: configuration.transport, reader: reader)
+        }
+        let response = try await configuration.transport.send(transportRequest)
+        activity?.touch()
+        return try await Self.read(response, for: request, reader: reader)
+    }
+
+    /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,
+    /// else into memory.
+    static func read(_ response: TransportResponse, for request: ServerRequest, reader: BodyReader) async throws
+        -> ReceivedResponse
+    {
+        if let stream = request.responseBodyStream, (200..<300).contains(response.statusCode) {
+            stream.receiveHead(status: response.statusCode, headers: response.headers)
+            return try await reader.forward(response, to: stream)
+        }
+        return try await reader.collect(response)
     }
 
     private func encode(_ request: ServerRequest) async throws -> TransportRequest {

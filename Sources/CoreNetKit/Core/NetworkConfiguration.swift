@@ -40,8 +40,25 @@ public struct NetworkConfiguration: Sendable {
     /// `Thread.isMainThread` is `false` in a handler. A tool or server whose main queue nothing
     /// drains should set a queue of its own.
     public var callbackQueue: DispatchQueue
-    /// The timeout of requests that set none, in seconds.
+    /// The deadline of requests that set none, in seconds: it bounds the whole exchange, from
+    /// the first byte sent to the last byte of the body read, on every transport (slow headers,
+    /// a stalled or trickled body, a lying `Content-Length`, endless `1xx` responses), and ends
+    /// it in ``BaseServerError/Code-swift.struct/timeout`` with the connection closed. 60 by
+    /// default; `.infinity` (here or on ``ServerRequest/timeout``) sets no total deadline, for a
+    /// long stream read under ``idleTimeout``.
     public var timeout: TimeInterval
+    /// The longest silence allowed between two pieces of a response (its head, then each chunk
+    /// of its body), in seconds; `nil` (the default) sets none, so only ``timeout`` applies. Set
+    /// it with `timeout: .infinity` to read a long stream that must never stall.
+    public var idleTimeout: TimeInterval?
+    /// The most bytes of a response body collected into memory, counted after the transport
+    /// decompressed them: a larger body ends in
+    /// ``BaseServerError/Code-swift.struct/responseTooLarge`` as soon as it passes the limit,
+    /// with the connection closed. 64 MiB by default.
+    public var maximumResponseBodySize: Int
+    /// The most bytes a download to a file (``ServerRequest/downloadDestination``) may have;
+    /// `nil` (the default) sets no limit. Past it, ``BaseServerError/Code-swift.struct/responseTooLarge``.
+    public var maximumDownloadSize: Int64?
     /// Where requests in flight are registered.
     public var taskPool: TaskPool
     /// Stores responses for the ``CachePolicy`` of each request; `nil` (the default) caches
@@ -91,6 +108,9 @@ public struct NetworkConfiguration: Sendable {
         logger: (any NetworkLogger)? = nil,
         callbackQueue: DispatchQueue = .main,
         timeout: TimeInterval = 60,
+        idleTimeout: TimeInterval? = nil,
+        maximumResponseBodySize: Int = 64 << 20,
+        maximumDownloadSize: Int64? = nil,
         taskPool: TaskPool = .shared,
         cacheAdapter: (any CacheAdapter)? = nil,
         accessManager: AccessSafeRequestManager? = nil,
@@ -109,6 +129,9 @@ public struct NetworkConfiguration: Sendable {
         self.logger = logger
         self.callbackQueue = callbackQueue
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
+        self.maximumResponseBodySize = maximumResponseBodySize
+        self.maximumDownloadSize = maximumDownloadSize
         self.taskPool = taskPool
         self.cacheAdapter = cacheAdapter
         self.accessManager = accessManager

@@ -25,7 +25,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case noInternetConnection, cannotConnect, connectionLost, timeout, cancelled
             case transport, cantMapping, badStatus, server, invalidRequest, unauthorized
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
-            case fileAccess
+            case fileAccess, responseTooLarge
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -62,6 +62,11 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         /// A file could not be read or written: a multipart file part, a streamed body's
         /// temporary file or a download's destination; see ``BaseServerError/message``.
         public static let fileAccess = Code(.fileAccess)
+        /// The response body was larger than the configuration allows
+        /// (``NetworkConfiguration/maximumResponseBodySize`` in memory,
+        /// ``NetworkConfiguration/maximumDownloadSize`` for a file), counted after decompression;
+        /// the rest was not read. ``BaseServerError/message`` names the limit.
+        public static let responseTooLarge = Code(.responseTooLarge)
 
         public var description: String { base.rawValue }
     }
@@ -122,6 +127,18 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
     /// The request was cancelled.
     public static let cancelled = BaseServerError(code: .cancelled)
 
+    /// The response body passed `limit` bytes.
+    public static func responseTooLarge(limit: Int64, statusCode: Int? = nil) -> BaseServerError {
+        BaseServerError(
+            code: .responseTooLarge, statusCode: statusCode,
+            message: "the response body is larger than the limit of \(limit) bytes")
+    }
+
+    /// The response body passed `limit` bytes.
+    public static func responseTooLarge(limit: Int) -> BaseServerError {
+        responseTooLarge(limit: Int64(limit))
+    }
+
     /// The body as text, at most 512 characters, for messages and logs.
     var bodySnippet: String? {
         guard let body, !body.isEmpty else { return nil }
@@ -161,6 +178,7 @@ extension BaseServerError: LocalizedError {
         case .excessiveRefresh: return "The session was refreshed too often; refreshing was stopped."
         case .cacheMiss: return "No cached data is available for this request."
         case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
+        case .responseTooLarge: return "The response is too large: \(message ?? "it passed the size limit")."
         default: return "The request failed."
         }
     }

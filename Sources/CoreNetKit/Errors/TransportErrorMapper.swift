@@ -49,7 +49,9 @@ enum TransportErrorMapper {
         case .badServerResponse, .cannotParseResponse:
             return (.transport, "The server sent a response that is not valid HTTP.")
         case .badURL, .unsupportedURL: return (.transport, "The request's URL is not valid.")
-        case .dataLengthExceedsMaximum, .resourceUnavailable:
+        case .dataLengthExceedsMaximum:
+            return (.responseTooLarge, "the response body is larger than the transport accepts")
+        case .resourceUnavailable:
             return (.transport, "The server's response was too large to receive.")
         case .cannotDecodeRawData, .cannotDecodeContentData:
             return (.transport, "The server's compressed response could not be decoded.")

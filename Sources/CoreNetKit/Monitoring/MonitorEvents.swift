@@ -25,7 +25,7 @@ public struct MonitoredRequest: Sendable, Hashable {
 public struct MonitoredResponse: Sendable {
     /// The HTTP status.
     public let statusCode: Int
-    /// The size of the body in bytes (0 when it went to a file).
+    /// The bytes of the body that arrived, also when they went to a file or a streaming reader.
     public let bytes: Int
     /// From handing the request to the transport to the complete response.
     public let duration: Duration

@@ -38,23 +38,19 @@ enum RequestEncoder {
                 "the resume data's partial file \(partial.absoluteString) is not a file URL")
         }
         var encoded = TransportRequest(
-            method: request.method, url: url, headers: request.headers, body: body,
-            timeout: request.timeout ?? defaultTimeout, downloadDestination: destination)
+            method: request.method, url: url, headers: HTTPHeaders(request.headers), body: body.map { .data($0) } ?? .none,
+            timeout: request.timeout ?? defaultTimeout)
         if let file = request.rawBodyFile, request.rawBody == nil {
-            encoded.bodyFileURL = file
+            encoded.body = try .file(file)
         }
-        if let stream = request.responseBodyStream {
-            encoded.responseHeadReceived = { status, headers in stream.receiveHead(status: status, headers: headers) }
-            encoded.receivesBodyChunk = { chunk in stream.receive(chunk) }
-        }
-        if let contentType, encoded.value(forHTTPHeaderField: "Content-Type") == nil {
+        if let contentType, !encoded.headers.contains("Content-Type") {
             encoded.headers["Content-Type"] = contentType
         }
         if let multipart {
             let form = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
             switch form.body {
-            case .memory(let data): encoded.body = data
-            case .file(let url): encoded.bodyFileURL = url
+            case .memory(let data): encoded.body = .data(data)
+            case .file(let url): encoded.body = try .file(url)
             }
             encoded.setValue(form.contentType, forHTTPHeaderField: "Content-Type")  // it names the boundary
         }

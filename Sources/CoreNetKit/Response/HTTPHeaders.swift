@@ -1,18 +1,29 @@
-//===----------------------------------------------------------------------===//
 //
 // This source file is part of the CoreNetKit open source project
 //
 // Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-//===----------------------------------------------------------------------===//
 
-/// HTTP header fields with case-insensitive names, in the order they were received.
+/// HTTP header fields: an ordered list of (name, value) pairs whose names compare
+/// case-insensitively, with repeated fields kept as they were sent or received.
+///
+/// HTTP lets a field appear more than once (`Set-Cookie`, `WWW-Authenticate`, `Link`, `Vary`).
+/// The subscript is for the common case: it joins the values of a repeated field with `", "`,
+/// which RFC 9110 §5.3 says means the same for every list-based field. `Set-Cookie` is the
+/// exception (its values contain commas and cannot be joined): its subscript gives the first
+/// value, and ``values(for:)`` gives every value of any field.
+///
+/// ```swift
+/// let cookies = response.headers.values(for: "Set-Cookie")   // ["a=1; Path=/", "b=2"]
+/// let vary = response.headers["Vary"]                          // "Accept, Accept-Language"
+/// ```
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    /// The fields as (name, value) pairs, names as received.
+    /// The fields as (name, value) pairs, in order, names spelled as sent or received.
     public private(set) var fields: [(name: String, value: String)]
 
-    /// Creates headers from (name, value) pairs.
+    /// Creates headers from (name, value) pairs, kept in order, repeats included.
     public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
     /// Creates headers from a dictionary, sorted by name for a stable order.
@@ -20,28 +31,83 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = dictionary.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
     }
 
+    /// Creates headers from a literal; a name given twice is kept twice.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
-    /// The first value of the field `name`, compared case-insensitively; `nil` if absent.
+    /// The value of the field `name`, compared case-insensitively: a repeated field's values
+    /// joined with `", "` (`Set-Cookie`'s first value only); `nil` if absent.
+    ///
+    /// Setting replaces every field of that name with one field at the end; setting `nil`
+    /// removes them.
     public subscript(name: String) -> String? {
-        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        get {
+            var joined: String?
+            for field in fields where Self.matches(field.name, name) {
+                guard let first = joined else {
+                    joined = field.value
+                    continue
+                }
+                if Self.matches(name, "Set-Cookie") { break }
+                joined = first + ", " + field.value
+            }
+            return joined
+        }
         set {
-            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            fields.removeAll { Self.matches($0.name, name) }
             if let newValue { fields.append((name: name, value: newValue)) }
         }
     }
 
-    /// Every value of the field `name`, compared case-insensitively.
+    /// Every value of the field `name`, compared case-insensitively, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { Self.matches($0.name, name) }.map(\.value)
+    }
+
+    /// Adds a field at the end, keeping any field of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name` (compared case-insensitively).
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.matches($0.name, name) }
+    }
+
+    /// Whether a field named `name` is present (compared case-insensitively).
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.matches($0.name, name) }
+    }
+
+    /// The number of fields, repeats counted.
+    public var count: Int { fields.count }
+
+    /// Whether there is no field.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// The fields as a dictionary, for APIs that take one (`URLRequest.allHTTPHeaderFields`):
+    /// repeats joined with `", "` (`Cookie` with `"; "`), the first spelling of each name kept.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        result.reserveCapacity(fields.count)
+        var spelling: [String: String] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let name = spelling[key], let existing = result[name] {
+                result[name] = existing + (key == "cookie" ? "; " : ", ") + field.value
+            } else {
+                spelling[key] = field.name
+                result[field.name] = field.value
+            }
+        }
+        return result
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name.lowercased() == $1.name.lowercased() && $0.value == $1.value }
+        lhs.fields.elementsEqual(rhs.fields) { matches($0.name, $1.name) && $0.value == $1.value }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -49,5 +115,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             hasher.combine(field.name.lowercased())
             hasher.combine(field.value)
         }
+    }
+
+    /// Whether two field names are the same, ASCII case-insensitively (field names are tokens).
+    static func matches(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        return left.elementsEqual(right) { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A) }
     }
 }

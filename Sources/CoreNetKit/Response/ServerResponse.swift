@@ -80,7 +80,7 @@ public struct ServerResponse: Sendable {
         let url = (try? RequestEncoder.url(of: request, encoder: JSONEncoder())) ?? request.baseUrl
         self.init(
             statusCode: statusCode, headers: headers, data: data,
-            transportRequest: TransportRequest(method: request.method, url: url, headers: request.headers))
+            transportRequest: TransportRequest(method: request.method, url: url, headers: HTTPHeaders(request.headers)))
     }
 
     /// The body parsed as JSON; parsed once and remembered.

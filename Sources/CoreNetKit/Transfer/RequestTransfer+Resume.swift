@@ -61,14 +61,8 @@ extension RequestTransfer {
             state.adoptedResumeData = true
             return serverRequest.resumeData
         }
-        if let adopt, let destination = request.downloadDestination {
+        if let adopt, let destination = Self.destination(of: serverRequest) {
             self.adopt(adopt, url: request.url, destination: destination)
-        }
-        request.keepsPartialDownload = keeps
-        let earlier = request.responseHeadReceived
-        request.responseHeadReceived = { [self] status, headers in
-            earlier?(status, headers)
-            receivedHead(status: status, headers: headers)
         }
         let resume: (offset: Int64, validator: String)? = state.withLock { state in
             guard let partial = state.partial, partial.bytesReceived > 0, let validator = partial.ifRangeValidator
@@ -126,12 +120,12 @@ extension RequestTransfer {
     }
 
     /// What the response of the current attempt means for the file.
-    func resumeOutcome(of response: TransportResponse) throws -> ResumeOutcome {
+    func resumeOutcome(of statusCode: Int) throws -> ResumeOutcome {
         let (requested, head) = state.withLock { ($0.requestedOffset, $0.head) }
         guard requested > 0 else {
-            return (200..<300).contains(response.statusCode) ? .whole : .notADownload
+            return (200..<300).contains(statusCode) ? .whole : .notADownload
         }
-        switch response.statusCode {
+        switch statusCode {
         case 416: return .startOver
         case 206: return head?.contentRange?.first == requested ? .appended : .startOver
         case 200..<300: return .whole

@@ -79,7 +79,7 @@ final class RequestTransfer: Sendable {
         } else {
             transportRequest = try encode(request)
         }
-        if transportRequest.downloadDestination != nil {
+        if Self.destination(of: request) != nil {
             prepareDownload(&transportRequest, for: request)
         }
         // Without a sink (performAsync: no context to report to) nobody can see progress, so
@@ -88,12 +88,19 @@ final class RequestTransfer: Sendable {
         return transportRequest
     }
 
-    /// Points `request`'s progress callbacks at this transfer.
+    /// Counts what goes out of `request`'s body as upload progress of this transfer.
     private func observeProgress(of request: inout TransportRequest) {
-        request.uploadProgress = { [self] sent, expected in report(.upload, completed: sent, expected: expected) }
-        request.downloadProgress = { [self] received, expected in
-            report(.download, completed: received, expected: expected)
+        request.body.observer = UploadObserver { [self] sent, expected in
+            report(.upload, completed: sent, expected: expected)
         }
+    }
+
+    /// Whether download progress has anyone to go to.
+    var reportsProgress: Bool { state.withLock { $0.sink != nil } }
+
+    /// Where `request`'s body goes when it is a download.
+    static func destination(of request: ServerRequest) -> URL? {
+        request.downloadDestination ?? request.resumeData?.destination
     }
 
     func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
@@ -112,16 +119,20 @@ final class RequestTransfer: Sendable {
         if let progress, let sink { sink(progress, direction) }
     }
 
-    /// Sends `request` through `transport`. A download goes to a scratch file next to its
-    /// destination and is moved into place when it arrived with a 2xx status (a `206` that
-    /// resumes is appended to the kept partial file first); the streamed body and the scratch
-    /// file are removed before this returns or throws, unless a failed download keeps its bytes.
-    ///
-    /// - Returns: the response and the downloaded file's URL, if one was placed.
-    func send(_ request: TransportRequest, through transport: any Transport) async throws -> (TransportResponse, URL?) {
+    /// Sends `request` through `transport` and reads its body with `reader`. A download goes to
+    /// a scratch file next to its destination and is moved into place when it arrived with a 2xx
+    /// status (a `206` that resumes is appended to the kept partial file first); the streamed
+    /// body and the scratch file are removed before this returns or throws, unless a failed
+    /// download keeps its bytes.
+    func send(
+        _ request: TransportRequest, for serverRequest: ServerRequest, through transport: any Transport,
+        reader: BodyReader
+    ) async throws -> ReceivedResponse {
         defer { temporaryFiles.removeAll() }
-        guard let destination = request.downloadDestination else {
-            return (try await transport.send(request), nil)
+        guard let destination = Self.destination(of: serverRequest) else {
+            let response = try await transport.send(request)
+            reader.activity?.touch()
+            return try await Exchange.read(response, for: serverRequest, reader: reader)
         }
         let directory = destination.deletingLastPathComponent()
         do {
@@ -138,62 +149,58 @@ final class RequestTransfer: Sendable {
             let scratch = try temporaryFiles.create(
                 in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
                 ownerOnly: false)
-            request.downloadDestination = scratch
             let keeps: Bool = state.withLock { state in
                 state.head = nil
                 state.downloadOffset = 0
                 return state.keepsPartial
             }
             // A kept scratch file must outlive a cancellation (which removes the tracked
-            // files): the transport may still write to it. This method removes it itself.
+            // files). This method removes it itself.
             if keeps { temporaryFiles.forget(scratch) }
-            let response: TransportResponse
+            let received: ReceivedResponse
             do {
-                response = try await transport.send(request)
+                let response = try await transport.send(request)
+                reader.activity?.touch()
+                receivedHead(status: response.statusCode, headers: response.headers)
+                if (200..<300).contains(response.statusCode) {
+                    let offset = state.withLock { $0.downloadOffset }
+                    received = try await reader.write(response, to: scratch, offset: offset)
+                } else {
+                    received = try await reader.collect(response)
+                }
             } catch {
                 keepAfterFailure(scratch, url: request.url, destination: destination)
                 throw error
             }
-            if state.withLock({ $0.head == nil }) {
-                // A transport that does not report the head early.
-                receivedHead(status: response.statusCode, headers: response.headers)
-            }
-            switch try resumeOutcome(of: response) {
+            switch try resumeOutcome(of: received.statusCode) {
             case .notADownload:
                 try? FileManager.default.removeItem(at: scratch)
-                return (response, nil)
+                return received
             case .startOver:
                 try? FileManager.default.removeItem(at: scratch)
                 continue
             case .appended:
-                try append(scratch, inMemoryBody: response.body)
+                try append(scratch, inMemoryBody: Data())
                 try placePartial(at: destination)
-                return (response, destination)
+                var placed = received
+                placed.file = destination
+                return placed
             case .whole:
                 dropPartial()
                 do {
-                    try place(scratch, at: destination, inMemoryBody: response.body)
+                    try move(scratch, to: destination)
+                    temporaryFiles.forget(scratch)
                 } catch {
                     try? FileManager.default.removeItem(at: scratch)
                     throw error
                 }
-                return (response, destination)
+                var placed = received
+                placed.file = destination
+                return placed
             }
         }
         throw BaseServerError(
             code: .transport, statusCode: 416, message: "the server could not serve the download from its start")
-    }
-
-    /// Moves the finished partial file to `destination`, replacing what is there; a transport
-    /// that kept the body in memory (``StubTransport``) has it written first.
-    private func place(_ partial: URL, at destination: URL, inMemoryBody body: Data) throws {
-        do {
-            if !body.isEmpty { try body.write(to: partial) }
-        } catch {
-            throw BaseServerError(code: .fileAccess, message: "could not write \(partial.path)", underlyingError: error)
-        }
-        try move(partial, to: destination)
-        temporaryFiles.forget(partial)
     }
 
     /// Renames `file` to `destination` unless the transfer ended or was cancelled meanwhile.

@@ -44,7 +44,11 @@ final class ResponseBodyStream: Sendable {
         var replaced = false
         var chunks: [Data] = []
         var readIndex = 0
+        /// The bytes in ``chunks`` not read yet.
+        var buffered = 0
         var chunkWaiter: CheckedContinuation<Data?, any Error>?
+        /// The pipeline waits for the reader to take chunks (``bufferLimit``).
+        var spaceWaiter: CheckedContinuation<Void, Never>?
         /// How the body ended: `nil` while the pipeline runs.
         var end: Result<Void, any Error>?
         var task: Task<Void, Never>?
@@ -52,6 +56,11 @@ final class ResponseBodyStream: Sendable {
     }
 
     private let state = Locked(State())
+    /// The most bytes that wait for the reader before the pipeline stops pulling the transport's
+    /// body (which then stops reading the socket, or suspends its task).
+    let bufferLimit: Int
+
+    init(bufferLimit: Int = 1 << 20) { self.bufferLimit = bufferLimit }
 
     /// Whether a 2xx head was handed to the reader: from then on the request must not be sent
     /// again (the retry stage reads this).
@@ -97,19 +106,42 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The transport received `chunk` of a 2xx body; dropped unless its head was surfaced.
-    func receive(_ chunk: Data) {
+    /// The pipeline pulled `chunk` of a 2xx body; dropped unless its head was surfaced. Returns
+    /// when the reader's buffer has room again (at once while it is below ``bufferLimit``), or
+    /// when the pulling Task is cancelled.
+    func receive(_ chunk: Data) async {
         guard !chunk.isEmpty else { return }
-        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
-            guard state.surfaced, !state.replaced, !state.cancelled, state.end == nil else { return nil }
-            if let waiter = state.chunkWaiter {
-                state.chunkWaiter = nil
-                return waiter
+        let limit = bufferLimit
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (space: CheckedContinuation<Void, Never>) in
+                let (waiter, hasRoom): (CheckedContinuation<Data?, any Error>?, Bool) = state.withLock { state in
+                    guard state.surfaced, !state.replaced, !state.cancelled, state.end == nil, !Task.isCancelled else {
+                        return (nil, true)
+                    }
+                    if let waiter = state.chunkWaiter {
+                        state.chunkWaiter = nil
+                        return (waiter, true)
+                    }
+                    state.chunks.append(chunk)
+                    state.buffered += chunk.count
+                    guard state.buffered > limit else { return (nil, true) }
+                    state.spaceWaiter = space
+                    return (nil, false)
+                }
+                waiter?.resume(returning: chunk)
+                if hasRoom { space.resume() }
             }
-            state.chunks.append(chunk)
-            return nil
+        } onCancel: {
+            releaseSpaceWaiter()
         }
-        waiter?.resume(returning: chunk)
+    }
+
+    private func releaseSpaceWaiter() {
+        let space: CheckedContinuation<Void, Never>? = state.withLock { state in
+            defer { state.spaceWaiter = nil }
+            return state.spaceWaiter
+        }
+        space?.resume()
     }
 
     /// The pipeline ended with `result`: the answer when no head was surfaced, else the end of
@@ -185,23 +217,30 @@ final class ResponseBodyStream: Sendable {
         if Task.isCancelled { cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let ready: Result<Data?, any Error>? = state.withLock { state in
+                let (ready, space): (Result<Data?, any Error>?, CheckedContinuation<Void, Never>?) = state.withLock {
+                    state in
                     if !state.cancelled && state.readIndex < state.chunks.count {
-                        defer {
-                            state.readIndex += 1
-                            if state.readIndex == state.chunks.count {
-                                state.chunks.removeAll(keepingCapacity: true)
-                                state.readIndex = 0
-                            }
+                        let chunk = state.chunks[state.readIndex]
+                        state.readIndex += 1
+                        state.buffered -= chunk.count
+                        if state.readIndex == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.readIndex = 0
                         }
-                        return .success(state.chunks[state.readIndex])
+                        var space: CheckedContinuation<Void, Never>?
+                        if state.buffered <= bufferLimit {
+                            space = state.spaceWaiter
+                            state.spaceWaiter = nil
+                        }
+                        return (.success(chunk), space)
                     }
                     if let end = state.end {
-                        return state.cancelled ? .failure(BaseServerError.cancelled) : end.map { nil }
+                        return (state.cancelled ? .failure(BaseServerError.cancelled) : end.map { nil }, nil)
                     }
                     state.chunkWaiter = continuation
-                    return nil
+                    return (nil, nil)
                 }
+                space?.resume()
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
@@ -212,13 +251,16 @@ final class ResponseBodyStream: Sendable {
     /// The reader gives up: the request is cancelled (unless it already ended) and buffered
     /// chunks are dropped. Waiters are resumed by ``finish(_:)``, when the request has ended.
     func cancel() {
-        let task: Task<Void, Never>? = state.withLock { state in
-            guard state.end == nil, !state.cancelled else { return nil }
+        let (task, space): (Task<Void, Never>?, CheckedContinuation<Void, Never>?) = state.withLock { state in
+            guard state.end == nil, !state.cancelled else { return (nil, nil) }
             state.cancelled = true
             state.chunks = []
             state.readIndex = 0
-            return state.task
+            state.buffered = 0
+            defer { state.spaceWaiter = nil }
+            return (state.task, state.spaceWaiter)
         }
+        space?.resume()
         task?.cancel()
     }
 }

@@ -64,22 +64,24 @@ public final class AsyncHTTPClientTransport: Transport {
         if ownsClient { client.shutdown { _ in } }
     }
 
+    /// Sends `request` and returns at the final head; the body is AsyncHTTPClient's own, which
+    /// reads from the socket only as fast as the pipeline pulls it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let timeout = request.timeout > 0 ? request.timeout : 60
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1_000_000_000))
+        let deadline: NIODeadline =
+            request.timeout.isFinite && request.timeout > 0
+            ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
         var current = request
         for _ in 0...Self.maximumRedirects {
             let response = try await execute(current, original: request, deadline: deadline)
             guard let next = try redirect(from: current, response: response) else {
-                return try await collect(response, for: request, url: current.url)
+                return Self.response(response, url: current.url)
             }
             current = next
         }
         throw URLError(.httpTooManyRedirects)
     }
 
-    /// Sends `current` (the original request, or where a redirect pointed); its body and
-    /// progress come from `original`'s file when it has one.
+    /// Sends `current` (the original request, or where a redirect pointed).
     private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
         -> HTTPClientResponse
     {
@@ -89,19 +91,32 @@ public final class AsyncHTTPClientTransport: Transport {
         for (name, value) in current.headers {
             request.headers.add(name: name, value: value)
         }
-        if let file = original.bodyFileURL, current.method != .get {
-            let size = try FileBodyChunks.size(of: file)
-            request.body = .stream(
-                FileBodyChunks(url: file, total: size, progress: original.uploadProgress),
-                length: .known(size))
-        } else if let body = current.body {
-            request.body = MemoryBodyChunks.body(body, progress: original.uploadProgress)
-        }
+        request.body = Self.body(current.body)
         do {
             return try await client.execute(request, deadline: deadline)
         } catch {
             throw Self.map(error)
         }
+    }
+
+    /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
+    private static func body(_ body: RequestBody) -> HTTPClientRequest.Body? {
+        if body.isEmpty { return nil }
+        if let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize {
+            body.reportSent(Int64(data.count))
+            return .bytes(ByteBuffer(bytes: data))
+        }
+        return .stream(BufferChunks(body: body), length: body.length.map { .known($0) } ?? .unknown)
+    }
+
+    /// The head of `response`, with its body as CoreNetKit chunks.
+    private static func response(_ response: HTTPClientResponse, url: URL) -> TransportResponse {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(response.headers.count)
+        for header in response.headers { headers.append((name: header.name, value: header.value)) }
+        return TransportResponse(
+            statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
+            body: ResponseBody(DataChunks(body: response.body)), url: url)
     }
 
     /// The request to send next if `response` redirects, with the method rules browsers and
@@ -117,8 +132,7 @@ public final class AsyncHTTPClientTransport: Transport {
         next.url = target
         if status == 303 && request.method != .head || (status == 301 || status == 302) && request.method == .post {
             next.method = .get
-            next.body = nil
-            next.bodyFileURL = nil
+            next.body = .none
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
@@ -126,35 +140,6 @@ public final class AsyncHTTPClientTransport: Transport {
             for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next
-    }
-
-    private func collect(_ response: HTTPClientResponse, for request: TransportRequest, url: URL?) async throws
-        -> TransportResponse
-    {
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(response.headers.count)
-        for header in response.headers { headers.append((name: header.name, value: header.value)) }
-        request.responseHeadReceived?(Int(response.status.code), HTTPHeaders(headers))
-        let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
-        // Like URLSessionTransport: only a 2xx body goes to the file; an error body stays in
-        // memory for the validators and error mappers.
-        let succeeded = (200..<300).contains(Int(response.status.code))
-        let destination = succeeded ? request.downloadDestination : nil
-        var sink = try BodySink(
-            destination: destination, expected: expected, keepsPartial: request.keepsPartialDownload,
-            progress: request.downloadProgress,
-            forward: succeeded && destination == nil ? request.receivesBodyChunk : nil)
-        do {
-            for try await chunk in response.body {
-                try sink.append(chunk)
-            }
-            return TransportResponse(
-                statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
-                body: try sink.finish(), url: url)
-        } catch {
-            sink.discard()
-            throw Self.map(error)
-        }
     }
 
     /// AsyncHTTPClient's and NIO's errors as the `URLError`s the pipeline maps once: the codes

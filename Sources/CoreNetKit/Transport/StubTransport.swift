@@ -64,14 +64,8 @@ public struct StubTransport: Transport {
             try await clock.pause(for: latency)
         }
         try Task.checkCancellation()
-        var response = try await respond(request)
-        request.responseHeadReceived?(response.statusCode, response.headers)
-        if let receive = request.receivesBodyChunk, request.downloadDestination == nil,
-            (200..<300).contains(response.statusCode), !response.body.isEmpty
-        {
-            receive(response.body)  // one chunk
-            response.body = Data()
-        }
-        return response
+        // A body the stub is given is "sent" as a whole: its progress is reported at once.
+        request.body.reportSent(request.body.length ?? 0)
+        return try await respond(request)
     }
 }

@@ -12,22 +12,33 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends one HTTP request and returns its response: the seam between CoreNetKit and an HTTP
-/// client.
+/// Sends one HTTP request and returns its response head, with the body to pull: the seam
+/// between CoreNetKit and an HTTP client.
 ///
-/// Implementations are `Sendable`, honour Task cancellation (a cancelled Task cancels the
-/// request on the wire and throws), and report failures as they come; the pipeline maps them to
-/// ``BaseServerError`` once. ``URLSessionTransport`` is the default; ``StubTransport`` answers
-/// from closures for unit tests.
+/// A transport only moves bytes and reports the head. Everything that watches a body — the
+/// request's deadline and size budget, progress, writing a download to its file, keeping
+/// partial bytes for a resume, streaming to a reader, collecting for decoding — happens in the
+/// pipeline, once, for every transport, while it pulls ``TransportResponse/body``.
+///
+/// Implementations are `Sendable`, follow redirects themselves (never sending `Authorization`,
+/// `Proxy-Authorization` or `Cookie` to another origin), honour Task cancellation (a cancelled
+/// Task cancels the request on the wire and throws), and report failures as they come; the
+/// pipeline maps them to ``BaseServerError`` once. ``URLSessionTransport`` is the default;
+/// ``StubTransport`` answers from closures for unit tests. The article <doc:Transports> shows a
+/// complete custom transport.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the complete response.
+    /// Sends `request` and returns as soon as the final response head (after redirects and any
+    /// `1xx`) has arrived; the body follows in the response's ``TransportResponse/body``.
+    ///
+    /// The pipeline keeps the request's deadline over the whole exchange: it cancels the calling
+    /// Task, or stops pulling the body, when time is up. Errors of the body (a connection lost
+    /// mid-body) are thrown by the body's iterator.
     ///
     /// - Throws: the transport's own error (for example `URLError`) or `CancellationError`.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
-/// What a ``Transport`` sends: method, URL, headers and body as plain values, plus where the body
-/// comes from or the response goes when they are files, and progress callbacks.
+/// What a ``Transport`` sends: method, URL, header fields and body as plain values.
 ///
 /// It stays a CoreNetKit value all the way to the transport: building a Foundation `URLRequest`
 /// costs real time on Linux, so only a transport that needs one (``URLSessionTransport``) asks
@@ -37,131 +48,96 @@ public struct TransportRequest: Sendable {
     public var method: HTTPMethod
     /// The URL, query included.
     public var url: URL
-    /// The header fields to send; each name appears once (names compare case-insensitively).
-    public var headers: [String: String]
-    /// The body in memory; `nil` for none, or when ``bodyFileURL`` is set.
-    public var body: Data?
-    /// How long the whole exchange may take, in seconds.
+    /// The header fields to send, in order; a name may repeat.
+    public var headers: HTTPHeaders
+    /// The body: none, bytes, a file or a stream of chunks.
+    public var body: RequestBody
+    /// The request's deadline in seconds, from the first byte sent to the last byte of the body
+    /// read; `.infinity` for none. The pipeline keeps it; a transport may use it as a backstop
+    /// of its own (URLSession's idle timeout, AsyncHTTPClient's deadline to the head).
     public var timeout: TimeInterval
-    /// A file whose contents are the body, streamed rather than loaded into memory.
-    public var bodyFileURL: URL?
-    /// When set, a 2xx response's body is written to this file instead of memory (any other
-    /// status keeps its body in memory). A transport that cannot do this may return the body in
-    /// memory; the pipeline then writes it to the file.
-    public var downloadDestination: URL?
-    /// Called with (bytes sent, total bytes expected) as the body goes out; any thread.
-    public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
-    /// Called with (bytes received, total bytes expected or -1) as the body arrives; any thread.
-    public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
-    /// When `true`, a download to ``downloadDestination`` that fails or is cancelled leaves the
-    /// bytes that arrived in the file (the pipeline resumes from them); when `false` (the
-    /// default) the transport removes the file.
-    public var keepsPartialDownload: Bool
-    /// Called once with the final response's status and headers when they arrive, before any
-    /// of its body (after redirects were followed); any thread. A transport that cannot report
-    /// the head early may call it just before it returns the response.
-    public var responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)?
-    /// When set, a 2xx response's body is handed to it chunk by chunk as it arrives instead of
-    /// being collected; the returned ``TransportResponse`` then has an empty body.
-    ///
-    /// Called in order, after ``responseHeadReceived``, from one thread at a time (the
-    /// transport's delegate queue or its Task), once per non-empty chunk, never after the
-    /// transport returned or threw. Any other status keeps its body in memory. It is not used
-    /// when ``downloadDestination`` is set. A transport that cannot stream may return the body in
-    /// memory instead. The callback must not block: chunks the reader has not taken yet wait in
-    /// the callback's own buffer (neither transport applies backpressure).
-    public var receivesBodyChunk: (@Sendable (Data) -> Void)?
 
     /// Creates a transport request.
     public init(
-        method: HTTPMethod, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 60,
-        bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
-        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
-        downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
-        keepsPartialDownload: Bool = false,
-        responseHeadReceived: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> Void)? = nil,
-        receivesBodyChunk: (@Sendable (Data) -> Void)? = nil
+        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .none,
+        timeout: TimeInterval = 60
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
-        self.bodyFileURL = bodyFileURL
-        self.downloadDestination = downloadDestination
-        self.uploadProgress = uploadProgress
-        self.downloadProgress = downloadProgress
-        self.keepsPartialDownload = keepsPartialDownload
-        self.responseHeadReceived = responseHeadReceived
-        self.receivesBodyChunk = receivesBodyChunk
     }
 
     /// Creates a transport request from a `URLRequest` (its method, URL, headers, body and
     /// timeout).
-    public init(
-        urlRequest: URLRequest, bodyFileURL: URL? = nil, downloadDestination: URL? = nil,
-        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
-        downloadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
-    ) {
+    public init(urlRequest: URLRequest) {
         self.init(
             method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
-            url: urlRequest.url ?? URL(fileURLWithPath: "/"), headers: urlRequest.allHTTPHeaderFields ?? [:],
-            body: urlRequest.httpBody, timeout: urlRequest.timeoutInterval, bodyFileURL: bodyFileURL,
-            downloadDestination: downloadDestination, uploadProgress: uploadProgress, downloadProgress: downloadProgress
-        )
+            url: urlRequest.url ?? URL(fileURLWithPath: "/"),
+            headers: HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]),
+            body: urlRequest.httpBody.map { .data($0) } ?? .none, timeout: urlRequest.timeoutInterval)
     }
 
     /// The request as a Foundation `URLRequest`, built on each read (for URLSession-based
-    /// transports); setting it replaces method, URL, headers, body and timeout.
+    /// transports): repeated fields are joined (`Cookie` with `"; "`, others with `", "`), a
+    /// body in memory is its `httpBody`; a file or stream body is not part of it.
     public var urlRequest: URLRequest {
-        get {
-            var request = URLRequest(url: url)
-            request.httpMethod = method.rawValue
-            request.timeoutInterval = timeout
-            // One assignment costs half of setting the fields one by one (FoundationNetworking).
-            if !headers.isEmpty { request.allHTTPHeaderFields = headers }
-            request.httpBody = body
-            return request
-        }
-        set {
-            method = HTTPMethod(rawValue: newValue.httpMethod ?? "GET")
-            url = newValue.url ?? url
-            headers = newValue.allHTTPHeaderFields ?? [:]
-            body = newValue.httpBody
-            timeout = newValue.timeoutInterval
-        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        request.timeoutInterval = timeout.isFinite && timeout > 0 ? timeout : 7 * 24 * 3600
+        // One assignment costs half of setting the fields one by one (FoundationNetworking).
+        if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
+        request.httpBody = body.data
+        return request
     }
 
-    /// The value of the header `name`, compared case-insensitively.
+    /// The value of the header `name`, compared case-insensitively (repeats joined).
     public func value(forHTTPHeaderField name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers[name]
     }
 
     /// Sets (or, with `nil`, removes) the header `name`, replacing any spelling of it.
     public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
-        for key in headers.keys where key.caseInsensitiveCompare(name) == .orderedSame { headers[key] = nil }
-        if let value { headers[name] = value }
+        headers[name] = value
     }
 }
 
-/// What a ``Transport`` returns: status, headers and body of a complete response.
+/// What a ``Transport`` returns: the final response head, and its body to pull.
 public struct TransportResponse: Sendable {
     /// The HTTP status code.
     public var statusCode: Int
-    /// The response headers.
+    /// The response header fields, in order, repeats kept.
     public var headers: HTTPHeaders
-    /// The body; empty when it was written to the request's download destination or handed to
-    /// its ``TransportRequest/receivesBodyChunk``.
-    public var body: Data
+    /// The body, pulled by the pipeline once.
+    public var body: ResponseBody
     /// The final URL after redirects.
     public var url: URL?
 
-    /// Creates a response.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+    /// Creates a response whose body is pulled from `body`.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: ResponseBody, url: URL? = nil) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
+    }
+
+    /// Creates a response whose body is the bytes `body`.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.init(statusCode: statusCode, headers: headers, body: ResponseBody(body), url: url)
+    }
+
+    /// The length the body has after the transport's decoding: `Content-Length` when there is
+    /// no `Content-Encoding`, else `nil`.
+    public var expectedLength: Int64? {
+        if let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased(),
+            !coding.isEmpty, coding != "identity"
+        {
+            return nil
+        }
+        guard let text = headers["Content-Length"], let length = Int64(text.trimmingCharacters(in: .whitespaces)),
+            length >= 0
+        else { return nil }
+        return length
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The in-flight state of one task: where its body goes and who waits for it.
+/// The in-flight state of one task: who waits for its head, and the buffer its body goes to.
 ///
 /// Its mutable fields need no lock of their own, for two reasons that hold together:
 /// - It is created by the sending Task and published to the delegate only through
@@ -21,28 +21,56 @@ import FoundationNetworking
 /// - After that, its `var`s are read and written only by delegate callbacks, and URLSession runs
 ///   those one at a time on the session's delegate queue, an `OperationQueue` with
 ///   `maxConcurrentOperationCount = 1` (see `URLSessionTransport.init`).
-/// Other threads (the cancellation handler) touch only its `let`s and `gate`, which has a lock.
+/// Other threads (the cancellation handler, the body's reader) touch only its `let`s, `gate`
+/// and `buffer`, which have locks of their own.
 // safe: see above — published under the delegate's lock, then mutated only on one serial queue
 final class TaskState: @unchecked Sendable {
     let request: TransportRequest
-    let continuation: CheckedContinuation<TransportResponse, any Error>
     let gate: CancelGate
+    let bufferLimit: Int
+    /// Runs once, when the task completed: frees the host's slot and removes a spooled body.
+    let completed: @Sendable () -> Void
+    /// Waits for the head; `nil` once it was resumed.
+    var continuation: CheckedContinuation<TransportResponse, any Error>?
     var response: HTTPURLResponse?
-    var body = Data()
+    var buffer: BodyBuffer?
     var received: Int64 = 0
-    var file: FileHandle?
-    var fileError: (any Error)?
     /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
     /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
     var declinedChallenge = false
 
     init(
-        request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate
+        request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate,
+        bufferLimit: Int, completed: @escaping @Sendable () -> Void
     ) {
         self.request = request
         self.continuation = continuation
         self.gate = gate
+        self.bufferLimit = bufferLimit
+        self.completed = completed
     }
+
+    /// Hands the head and a body buffer to the sender, once.
+    func deliverHead(_ http: HTTPURLResponse, task: URLSessionTask) {
+        guard let continuation else { return }
+        self.continuation = nil
+        let gate = self.gate
+        let box = SuspendableTask(task: task)
+        let buffer = BodyBuffer(
+            limit: bufferLimit,
+            callbacks: .init(
+                onPause: { box.task.suspend() }, onResume: { box.task.resume() }, onCancel: { gate.cancel(box.task) }))
+        self.buffer = buffer
+        continuation.resume(
+            returning: TransportResponse(
+                statusCode: http.statusCode, headers: SessionDelegate.headers(of: http),
+                body: ResponseBody(storage: .buffer(BodyBuffer.Owner(buffer))), url: http.url))
+    }
+}
+
+/// Carries a `URLSessionTask` into the body buffer's callbacks.
+private struct SuspendableTask: @unchecked Sendable {  // safe: suspend, resume and cancel are thread-safe
+    let task: URLSessionTask
 }
 
 /// The session delegate: routes callbacks to each task's ``TaskState``.
@@ -61,56 +89,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        if let state = state(for: dataTask) {
-            state.response = response as? HTTPURLResponse
-            if let report = state.request.responseHeadReceived, let http = state.response {
-                report(http.statusCode, Self.headers(of: http))
-            }
-            // Only a successful body goes to the file; an error body stays in memory for the validators.
-            if let destination = state.request.downloadDestination, let status = state.response?.statusCode,
-                (200..<300).contains(status)
-            {
-                do {
-                    let manager = FileManager.default
-                    try? manager.removeItem(at: destination)
-                    guard manager.createFile(atPath: destination.path, contents: nil) else {
-                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
-                    }
-                    state.file = try FileHandle(forWritingTo: destination)
-                } catch {
-                    state.fileError = error
-                    completionHandler(.cancel)
-                    return
-                }
-            }
+        if let state = state(for: dataTask), let http = response as? HTTPURLResponse {
+            state.response = http
+            state.deliverHead(http, task: dataTask)
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let state = state(for: dataTask) else { return }
-        if let file = state.file {
-            do { try file.write(contentsOf: data) } catch {
-                state.fileError = error
-                dataTask.cancel()
-                return
-            }
-        } else if let receive = state.request.receivesBodyChunk, let status = state.response?.statusCode,
-            (200..<300).contains(status)
-        {
-            receive(data)
-        } else {
-            state.body.append(data)
-        }
         state.received += Int64(data.count)
-        state.request.downloadProgress?(state.received, state.response?.expectedContentLength ?? -1)
+        state.buffer?.push(data)
     }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        state(for: task)?.request.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
+        state(for: task)?.request.body.reportSent(totalBytesSent)
     }
 
     func urlSession(
@@ -130,33 +126,34 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = states.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        try? state.file?.close()
-        let destination = state.request.downloadDestination
+        defer { state.completed() }
         // A declined challenge ends the task as cancelled; its 401 was received and is the answer.
-        let error = state.declinedChallenge && state.response != nil && state.fileError == nil ? nil : error
-        if let error = state.fileError ?? error {
-            // What arrived stays for a resume, unless writing it failed.
-            if let destination, !state.request.keepsPartialDownload || state.fileError != nil {
-                try? FileManager.default.removeItem(at: destination)
-            }
-            state.continuation.resume(throwing: FoundationFault.normalized(error, state: state))
+        let error = state.declinedChallenge && state.response != nil ? nil : error
+        if state.continuation != nil, error == nil, let http = state.response ?? task.response as? HTTPURLResponse {
+            state.deliverHead(http, task: task)
+        }
+        if let continuation = state.continuation {
+            state.continuation = nil
+            continuation.resume(throwing: error.map { FoundationFault.normalized($0, state: state) }
+                ?? URLError(.networkConnectionLost))
             return
         }
-        guard let http = state.response ?? task.response as? HTTPURLResponse else {
-            if let destination { try? FileManager.default.removeItem(at: destination) }
-            state.continuation.resume(throwing: URLError(.networkConnectionLost))
-            return
-        }
-        state.continuation.resume(
-            returning: TransportResponse(
-                statusCode: http.statusCode, headers: Self.headers(of: http), body: state.body, url: http.url))
+        state.buffer?.finish(error.map { FoundationFault.normalized($0, state: state) })
     }
 
-    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(response.allHeaderFields.count)
         for (name, value) in response.allHeaderFields {
-            headers.append((name: "\(name)", value: "\(value)"))
+            let name = "\(name)"
+            let value = "\(value)"
+            // Foundation folds a repeated field into one value; Set-Cookie is split back into
+            // its cookies (a comma inside an `Expires` date is not a separator).
+            if HTTPHeaders.matches(name, "Set-Cookie") {
+                for cookie in SetCookieSplitter.split(value) { headers.append((name: name, value: cookie)) }
+            } else {
+                headers.append((name: name, value: value))
+            }
         }
         return HTTPHeaders(headers)
     }

@@ -59,6 +59,11 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     private let delegate: SessionDelegate
     private let limiter: HostLimiter?
+    /// The most body bytes that wait for the pipeline to read them before the transport suspends
+    /// the task (libcurl then stops reading the socket); it resumes the task when half of them
+    /// were read. A few chunks that were already on their way may arrive while it suspends, so
+    /// the buffer can exceed this by about 1 MiB.
+    public let bodyBufferLimit: Int
 
     /// How many requests per host the transport hands to the session at once when none is
     /// given: 4 on Linux (libcurl keeps 4 stable connections and reopens them above ~5), `nil` on
@@ -93,10 +98,15 @@ public final class URLSessionTransport: Transport {
     ///     once (and the session's `httpMaximumConnectionsPerHost` is set to it); further requests
     ///     wait in the transport, outside their timeout. `nil` leaves queueing to the session,
     ///     whose timeout then includes the wait for a connection.
+    ///   - bodyBufferLimit: The most body bytes buffered per request before the task is
+    ///     suspended; 1 MiB by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-        maximumConnectionsPerHost: Int? = URLSessionTransport.defaultMaximumConnectionsPerHost
+        maximumConnectionsPerHost: Int? = URLSessionTransport.defaultMaximumConnectionsPerHost,
+        bodyBufferLimit: Int = 1 << 20
     ) {
+        precondition(bodyBufferLimit > 0, "bodyBufferLimit must be positive")
+        self.bodyBufferLimit = bodyBufferLimit
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         if let maximumConnectionsPerHost {
             precondition(maximumConnectionsPerHost > 0, "maximumConnectionsPerHost must be positive")
@@ -115,29 +125,53 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Sends `request` and returns at the response head; the body follows through a buffer of at
+    /// most ``bodyBufferLimit`` bytes (see <doc:Transports>). The host's connection slot is held
+    /// until the body has ended.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let limiter, let host = HostLimiter.key(for: request.url) else {
-            return try await exchange(request)
+            return try await exchange(request, release: nil)
         }
         try await limiter.acquire(host)
-        defer { limiter.release(host) }
-        return try await exchange(request)
+        return try await exchange(request, release: { limiter.release(host) })
     }
 
-    /// Sends `request` through the session; its timeout starts here.
-    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
-        try Task.checkCancellation()
+    /// Sends `request` through the session; its timeout starts here. `release` runs once, when
+    /// the task has completed (or at once when it could not be made).
+    private func exchange(_ request: TransportRequest, release: (@Sendable () -> Void)?) async throws
+        -> TransportResponse
+    {
         let task: URLSessionTask
-        if let file = request.bodyFileURL {
-            task = session.uploadTask(with: request.urlRequest, fromFile: file)
-        } else {
-            task = session.dataTask(with: request.urlRequest)
+        var spooled: URL?
+        do {
+            try Task.checkCancellation()
+            if let file = request.body.fileURL {
+                task = session.uploadTask(with: request.urlRequest, fromFile: file)
+            } else if request.body.isStream {
+                // URLSession cannot pull an asynchronous sequence: it goes through a scratch file.
+                let file = try await RequestBodySpool.write(request.body)
+                spooled = file
+                task = session.uploadTask(with: request.urlRequest, fromFile: file)
+            } else {
+                task = session.dataTask(with: request.urlRequest)
+            }
+        } catch {
+            release?()
+            throw error
         }
         let box = TaskBox(task: task, gate: CancelGate())
+        let bufferLimit = bodyBufferLimit
+        let spooledFile = spooled
+        let completed: @Sendable () -> Void = {
+            if let spooled = spooledFile { try? FileManager.default.removeItem(at: spooled) }
+            release?()
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                let state = TaskState(request: request, continuation: continuation, gate: box.gate)
+                let state = TaskState(
+                    request: request, continuation: continuation, gate: box.gate, bufferLimit: bufferLimit,
+                    completed: completed)
                 delegate.register(state, for: task.taskIdentifier)
                 if Task.isCancelled {
                     box.gate.cancel(task)

@@ -1,0 +1,107 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A response as the pipeline received it: the head, and the body collected in memory (empty
+/// when it went to a file or to a streaming reader).
+struct ReceivedResponse: Sendable {
+    var statusCode: Int
+    var headers: HTTPHeaders
+    var url: URL?
+    var body: Data
+    /// The bytes of the body that arrived, wherever they went.
+    var bytes: Int64
+    /// The downloaded file, when the body was placed at the request's destination.
+    var file: URL?
+}
+
+/// Pulls one response body, once, for every transport: collects it into memory under the size
+/// budget, writes it to a file, or hands it to a streaming reader; reports download progress and
+/// each piece's arrival (the idle timeout) as it goes.
+struct BodyReader: Sendable {
+    /// The most bytes collected into memory.
+    let memoryLimit: Int
+    /// The most bytes written to a file; `nil` for no limit.
+    let fileLimit: Int64?
+    /// Where download progress goes; `nil` when nobody watches.
+    let transfer: RequestTransfer?
+    let activity: (any ExchangeActivity)?
+
+    /// Collects `response`'s body into memory.
+    ///
+    /// - Throws: `responseTooLarge` past ``memoryLimit``; the transport's error.
+    func collect(_ response: TransportResponse) async throws -> ReceivedResponse {
+        let expected = response.expectedLength
+        var data = Data()
+        // A length the server announces may be a lie: reserve no more than a few MiB up front.
+        if let expected, expected > 0 { data.reserveCapacity(Int(min(expected, Int64(min(memoryLimit, 4 << 20))))) }
+        for try await chunk in response.body {
+            guard data.count + chunk.count <= memoryLimit else {
+                throw BaseServerError.responseTooLarge(limit: Int64(memoryLimit), statusCode: response.statusCode)
+            }
+            data.append(chunk)
+            arrived(total: Int64(data.count), expected: expected)
+        }
+        return ReceivedResponse(
+            statusCode: response.statusCode, headers: response.headers, url: response.url, body: data,
+            bytes: Int64(data.count))
+    }
+
+    /// Writes `response`'s body to `file` (which exists and is empty).
+    ///
+    /// - Throws: `responseTooLarge` past ``fileLimit`` (counting `offset` bytes already kept);
+    ///   `fileAccess` when the file cannot be written; the transport's error.
+    func write(_ response: TransportResponse, to file: URL, offset: Int64 = 0) async throws -> ReceivedResponse {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: file)
+        } catch {
+            throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
+        }
+        defer { try? handle.close() }
+        let expected = response.expectedLength
+        var written: Int64 = 0
+        for try await chunk in response.body {
+            if let fileLimit, offset + written + Int64(chunk.count) > fileLimit {
+                throw BaseServerError.responseTooLarge(limit: fileLimit, statusCode: response.statusCode)
+            }
+            do {
+                try handle.write(contentsOf: chunk)
+            } catch {
+                throw BaseServerError(
+                    code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
+            }
+            written += Int64(chunk.count)
+            arrived(total: written, expected: expected)
+        }
+        return ReceivedResponse(
+            statusCode: response.statusCode, headers: response.headers, url: response.url, body: Data(),
+            bytes: written)
+    }
+
+    /// Hands `response`'s body to `stream`'s reader, waiting while the reader's buffer is full.
+    func forward(_ response: TransportResponse, to stream: ResponseBodyStream) async throws -> ReceivedResponse {
+        let expected = response.expectedLength
+        var forwarded: Int64 = 0
+        for try await chunk in response.body {
+            await stream.receive(chunk)
+            try Task.checkCancellation()
+            forwarded += Int64(chunk.count)
+            arrived(total: forwarded, expected: expected)
+        }
+        return ReceivedResponse(
+            statusCode: response.statusCode, headers: response.headers, url: response.url, body: Data(),
+            bytes: forwarded)
+    }
+
+    private func arrived(total: Int64, expected: Int64?) {
+        activity?.touch()
+        transfer?.report(.download, completed: total, expected: expected ?? -1)
+    }
+}

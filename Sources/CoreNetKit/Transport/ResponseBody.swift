@@ -1,0 +1,102 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The body of a response as the pipeline pulls it: an asynchronous sequence of byte chunks.
+///
+/// A ``Transport`` returns it with the response head; the pipeline iterates it once, at its own
+/// pace, and keeps the request's deadline and size budget while it does. Whoever reads decides
+/// the pace: AsyncHTTPClient's body applies backpressure to the socket, URLSession's fills a
+/// bounded buffer and suspends its task while the buffer is full.
+///
+/// Stopping early (breaking out of the loop, cancelling the reading Task, or dropping the body
+/// unread) ends the exchange: the transport closes the connection.
+///
+/// A custom transport makes one from bytes in memory (``init(_:)``) or from any `Sendable`
+/// asynchronous sequence of `Data` chunks (``init(_:)-(Chunks)``), which should stop producing
+/// and release its connection when its iterator is dropped or its Task is cancelled.
+public struct ResponseBody: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    enum Storage: Sendable {
+        case data(Data)
+        case sequence(@Sendable () -> AsyncIterator.Source)
+        case buffer(BodyBuffer.Owner)
+    }
+
+    let storage: Storage
+
+    init(storage: Storage) { self.storage = storage }
+
+    /// An empty body.
+    public static let empty = ResponseBody(Data())
+
+    /// A body of the bytes `data`, handed over as one chunk.
+    public init(_ data: Data) { storage = .data(data) }
+
+    /// A body of the chunks of `chunks`, iterated once.
+    public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == Data {
+        storage = .sequence {
+            var iterator = chunks.makeAsyncIterator()
+            return .next { try await iterator.next() }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        switch storage {
+        case .data(let data): AsyncIterator(source: .data(data.isEmpty ? nil : data))
+        case .sequence(let make): AsyncIterator(source: make())
+        case .buffer(let owner): AsyncIterator(source: .buffer(BodyBuffer.Reader(owner)))
+        }
+    }
+
+    /// Pulls the chunks one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        enum Source {
+            case data(Data?)
+            case next(() async throws -> Data?)
+            case buffer(BodyBuffer.Reader)
+        }
+
+        var source: Source
+
+        /// The next non-empty chunk, `nil` at the end of the body.
+        ///
+        /// - Throws: the transport's error when the body broke off, or `CancellationError`.
+        public mutating func next() async throws -> Data? {
+            switch source {
+            case .data(let data):
+                source = .data(nil)
+                return data
+            case .next(let next):
+                while let chunk = try await next() {
+                    if !chunk.isEmpty { return chunk }
+                }
+                return nil
+            case .buffer(let reader):
+                return try await reader.next()
+            }
+        }
+    }
+
+    /// The whole body in memory.
+    ///
+    /// - Parameter limit: the most bytes accepted.
+    /// - Throws: ``BaseServerError`` with code
+    ///   ``BaseServerError/Code-swift.struct/responseTooLarge`` past `limit` (the rest is not
+    ///   read and the connection is closed), or the transport's error.
+    public func collect(upTo limit: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            guard data.count + chunk.count <= limit else { throw BaseServerError.responseTooLarge(limit: limit) }
+            data.append(chunk)
+        }
+        return data
+    }
+}

@@ -1,0 +1,122 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import NIOCore
+
+/// The faults that take time: bytes written on a schedule of the server's event loop (real
+/// time), until the client closes the connection.
+enum TimedFaults {
+    static func start(_ fault: FaultServer.Fault, on channel: any Channel) {
+        switch fault {
+        case .stalledBody:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n"
+            write(Array(head.utf8) + [UInt8](repeating: 0x61, count: 200_000), to: channel)
+        case .lyingLength:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n"
+            write(Array((head + FaultResponses.okBody).utf8), to: channel)
+        case .trickledBody:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
+            write(Array(head.utf8), to: channel)
+            repeatEvery(.milliseconds(200), on: channel) { [0x61] }
+        case .endlessEarlyHints:
+            repeatEvery(.milliseconds(100), on: channel) {
+                Array("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n".utf8)
+            }
+        case .slowHeaders:
+            write(Array("HTTP/1.1 200 OK\r\nX-Slow: ".utf8), to: channel)
+            repeatEvery(.milliseconds(200), on: channel) { [0x61] }
+        default:
+            channel.close(promise: nil)
+        }
+    }
+
+    private static func write(_ bytes: [UInt8], to channel: any Channel) {
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+    }
+
+    /// Writes `bytes()` every `interval` until the connection closes.
+    private static func repeatEvery(
+        _ interval: TimeAmount, on channel: any Channel, _ bytes: @escaping @Sendable () -> [UInt8]
+    ) {
+        let task = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
+            guard channel.isActive else {
+                task.cancel()
+                return
+            }
+            write(bytes(), to: channel)
+        }
+        channel.closeFuture.whenComplete { _ in task.cancel() }
+    }
+}
+
+/// A gzip member whose DEFLATE stream (one block of fixed Huffman codes: a literal zero, then
+/// back-references of 258 bytes at distance 1) inflates to exactly 1 GiB of zero bytes from
+/// about 6.8 MB. Built once, on first use.
+enum GzipBomb {
+    static let inflatedSize = 1 << 30
+
+    static let bytes: [UInt8] = {
+        var writer = BitWriter()
+        writer.write(1, bits: 1)  // BFINAL
+        writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman codes
+        writer.writeCode(0x30, length: 8)  // literal 0
+        let repeats = (inflatedSize - 1) / 258
+        // Length 258 (code 285, 8 bits) then distance 1 (code 0, 5 bits), as one 13-bit group.
+        let pair = BitWriter.reversed(0xC5, length: 8)
+        for _ in 0..<repeats {
+            writer.write(pair, bits: 13)
+        }
+        let rest = (inflatedSize - 1) - repeats * 258  // 3 bytes: length code 257
+        if rest > 0 {
+            writer.writeCode(UInt32(rest - 2), length: 7)
+            writer.writeCode(0, length: 5)
+        }
+        writer.writeCode(0, length: 7)  // end of block (256)
+        let header: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF]
+        let size = UInt32(truncatingIfNeeded: inflatedSize)
+        let trailer: [UInt8] = [0, 0, 0, 0] + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
+        return header + writer.finish() + trailer
+    }()
+
+    /// Packs bits least significant first, as DEFLATE does.
+    private struct BitWriter {
+        var bytes: [UInt8] = []
+        var accumulator: UInt64 = 0
+        var count = 0
+
+        init() { bytes.reserveCapacity(7 << 20) }
+
+        mutating func write(_ value: UInt32, bits: Int) {
+            accumulator |= UInt64(value) << UInt64(count)
+            count += bits
+            while count >= 8 {
+                bytes.append(UInt8(truncatingIfNeeded: accumulator))
+                accumulator >>= 8
+                count -= 8
+            }
+        }
+
+        /// A Huffman code, whose bits go most significant first.
+        mutating func writeCode(_ code: UInt32, length: Int) {
+            write(Self.reversed(code, length: length), bits: length)
+        }
+
+        static func reversed(_ code: UInt32, length: Int) -> UInt32 {
+            var reversed: UInt32 = 0
+            for bit in 0..<length where code & (1 << UInt32(bit)) != 0 {
+                reversed |= 1 << UInt32(length - 1 - bit)
+            }
+            return reversed
+        }
+
+        mutating func finish() -> [UInt8] {
+            if count > 0 { bytes.append(UInt8(truncatingIfNeeded: accumulator)) }
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import CoreNetKit
+import CoreNetKitTestServer
+import Foundation
+import Testing
+
+/// The pipeline keeps one deadline and one size budget over the whole exchange, on every
+/// transport, against servers that are slow, silent, lying or huge (the raw fault server).
+/// Where the library's own timer decides, the test advances a manual clock once the fault is
+/// under way; the real-time bounds are only there so a hang fails instead of blocking the run.
+@Suite("Transport boundary: deadline and budget")
+struct TransportBoundaryTests {
+    /// Sends `fault` with a manual clock and `timeout`, waits until `ready` says the fault is
+    /// under way and the deadline's timer sleeps, advances the clock by `advance` and returns the
+    /// outcome, after the server saw the connection closed.
+    private func timedOut(
+        _ fault: FaultServer.Fault, timeout: TimeInterval = 3, idleTimeout: TimeInterval? = nil,
+        advance: Duration = .seconds(3), waitForBody: Bool
+    ) async throws -> (Result<Data, BaseServerError>, TaskPool) {
+        try await withFaultServer { faults in
+            let clock = ManualClock()
+            let configuration = testConfiguration {
+                $0.clock = clock
+                $0.idleTimeout = idleTimeout
+            }
+            let base = faults.baseURL
+            let request = TestRequest<Data>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/\(fault.rawValue)", timeout: timeout)
+            }
+            let firstBytes = Once<Bool>()
+            let context = request.perform().onDownloadProgress { _ in firstBytes.fire(true) }
+            if waitForBody {
+                _ = try await withTimeout(30, "the first bytes of the body") { await firstBytes.value }
+            } else {
+                try await withTimeout(30, "the connection") { await faults.connectionsAccepted(1) }
+            }
+            await clock.waitForSleepers(1)
+
+            clock.advance(by: advance)
+
+            let result = try await withTimeout(30, "the timeout") { await context.result.mapError { $0 } }
+            try await withTimeout(30, "the connection to close") { await faults.connectionsClosed() }
+            return (result.mapError { $0 as? BaseServerError ?? BaseServerError(code: .transport) }, configuration.taskPool)
+        }
+    }
+
+    @Test func stalledBodyEndsInTimeoutAtTheDeadlineWithTheConnectionClosed() async throws {
+        let (result, pool) = try await timedOut(.stalledBody, waitForBody: true)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func trickledBodyEndsInTimeoutAtTheDeadline() async throws {
+        let (result, pool) = try await timedOut(.trickledBody, waitForBody: true)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func lyingContentLengthHeldOpenEndsInTimeoutAtTheDeadline() async throws {
+        let (result, pool) = try await timedOut(.lyingLength, waitForBody: true)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func endlessEarlyHintsEndInTimeoutAtTheDeadline() async throws {
+        let (result, pool) = try await timedOut(.endlessEarlyHints, waitForBody: false)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func slowHeadersEndInTimeoutAtTheDeadline() async throws {
+        let (result, pool) = try await timedOut(.slowHeaders, waitForBody: false)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func noTotalDeadlineWithAnIdleTimeoutEndsAStalledStreamAfterTheIdleTime() async throws {
+        let (result, pool) = try await timedOut(
+            .stalledBody, timeout: .infinity, idleTimeout: 5, advance: .seconds(5), waitForBody: true)
+
+        #expect(result.failureCode == .timeout)
+        #expect(result.failureMessage?.contains("idle") == true)
+        #expect(pool.isEmpty)
+    }
+
+    @Test func gzipBombEndsInResponseTooLargeWithMemoryUnderTheBudget() async throws {
+        try await withFaultServer { faults in
+            let budget = 16 << 20
+            let configuration = testConfiguration { $0.maximumResponseBodySize = budget }
+            let request = faults.request(.gzipBomb, configuration: configuration, timeout: 60)
+            let before = ResidentMemory.resetPeak()
+
+            let result = try await outcome(of: request)
+
+            let peak = ResidentMemory.peak()
+            #expect(result.failureCode == .responseTooLarge)
+            #expect(peak - before < budget + 50 << 20, "peak RSS grew by \(peak - before) bytes")
+            #expect(configuration.taskPool.isEmpty)
+        }
+    }
+
+    @Test func bodyLargerThanTheBudgetEndsInResponseTooLargeNamingTheLimit() async throws {
+        try await withFaultServer { faults in
+            let configuration = testConfiguration { $0.maximumResponseBodySize = 100_000 }
+
+            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration))
+
+            #expect(result.failureCode == .responseTooLarge)
+            #expect(result.failureMessage?.contains("100000") == true)
+        }
+    }
+
+    @Test func repeatedHeaderFieldsAreKept() async throws {
+        try await withFaultServer { faults in
+            let base = faults.baseURL
+            let request = TestResponseRequest(configuration: testConfiguration()) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/repeated-fields")
+            }
+
+            let response = try await request.performAsync()
+
+            #expect(response.headers.values(for: "Set-Cookie").count == 2)
+            #expect(response.headers.values(for: "set-cookie").first?.hasPrefix("a=1; Path=/; Expires=") == true)
+            #expect(response.headers["Set-Cookie"]?.hasPrefix("a=1") == true)
+            #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="api", Basic realm="x""#)
+            #expect(response.headers["Link"] == #"</page/2>; rel="next", </page/9>; rel="last""#)
+        }
+    }
+}
+
+/// A request whose model is the response itself.
+final class TestResponseRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {
+    private let make: @Sendable () throws -> ServerRequest
+
+    init(configuration: NetworkConfiguration, _ make: @escaping @Sendable () throws -> ServerRequest) {
+        self.make = make
+        super.init(configuration: configuration)
+    }
+
+    override func createAsyncServerRequest() throws -> ServerRequest { try make() }
+    override func handle(serverResponse: ServerResponse) throws -> ServerResponse { serverResponse }
+}
+
+extension Result where Failure == BaseServerError {
+    var failureCode: BaseServerError.Code? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+
+    var failureMessage: String? {
+        if case .failure(let error) = self { return error.message }
+        return nil
+    }
+}
