@@ -40,6 +40,8 @@ public final class ManualClock: NetworkClock {
         let id: Int
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
+        /// A request's deadline kept by the pipeline, not counted by ``sleeperCount``.
+        var isRequestDeadline = false
     }
 
     private struct State {
@@ -48,11 +50,19 @@ public final class ManualClock: NetworkClock {
         var nextId = 0
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
+        var deadlineWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var counted: Int { sleepers.count(where: { !$0.isRequestDeadline }) }
+        var deadlines: Int { sleepers.count(where: { $0.isRequestDeadline }) }
+
         mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-            let count = sleepers.count
+            let count = counted
             let ready = watchers.filter { $0.count <= count }.map(\.continuation)
             watchers.removeAll { $0.count <= count }
-            return ready
+            let deadlines = self.deadlines
+            let readyDeadlines = deadlineWatchers.filter { $0.count <= deadlines }.map(\.continuation)
+            deadlineWatchers.removeAll { $0.count <= deadlines }
+            return ready + readyDeadlines
         }
     }
 
@@ -73,14 +83,29 @@ public final class ManualClock: NetworkClock {
     public var currentDate: Date {
         startDate.addingTimeInterval(state.withLock { $0.offset }.timeInterval)
     }
-    /// How many Tasks sleep on the clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    /// How many Tasks sleep on the clock now: back-off, latency, refresh timers. The deadlines of
+    /// requests in flight, which the pipeline keeps on the clock too, are not counted here (see
+    /// ``requestDeadlineCount``), so waiting for a back-off is not confused by them.
+    public var sleeperCount: Int { state.withLock { $0.counted } }
+
+    /// How many request deadlines (``NetworkConfiguration/timeout`` and
+    /// ``NetworkConfiguration/idleTimeout`` timers of requests in flight) wait on the clock now.
+    public var requestDeadlineCount: Int { state.withLock { $0.deadlines } }
 
     /// Suspends until the clock has been advanced to `deadline`; returns at once if it already
     /// has.
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+        try await sleep(until: deadline, isRequestDeadline: false)
+    }
+
+    /// Sleeps as a request's deadline timer: not counted by ``sleeperCount``.
+    func sleepAsRequestDeadline(until deadline: Instant) async throws {
+        try await sleep(until: deadline, isRequestDeadline: true)
+    }
+
+    private func sleep(until deadline: Instant, isRequestDeadline: Bool) async throws {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             return state.nextId
@@ -90,7 +115,10 @@ public final class ManualClock: NetworkClock {
                 let (resumeNow, watchers): (Bool?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
                     if Task.isCancelled { return (false, []) }
                     if deadline.offset <= state.offset { return (true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepers.append(
+                        Sleeper(
+                            id: id, deadline: deadline, continuation: continuation,
+                            isRequestDeadline: isRequestDeadline))
                     return (nil, state.takeSatisfiedWatchers())
                 }
                 for watcher in watchers { watcher.resume() }
@@ -121,11 +149,26 @@ public final class ManualClock: NetworkClock {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` Tasks sleep on the clock (at once if they already do).
+    /// Returns once at least `count` request deadlines wait on the clock (at once if they
+    /// already do): the requests are in flight, and advancing the clock past their timeout ends
+    /// them in ``BaseServerError/Code-swift.struct/timeout``.
+    public func waitForRequestDeadlines(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLock { state in
+                if state.deadlines >= count { return true }
+                state.deadlineWatchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Returns once at least `count` Tasks sleep on the clock (at once if they already do);
+    /// request deadlines are not counted.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in
-                if state.sleepers.count >= count { return true }
+                if state.counted >= count { return true }
                 state.watchers.append((count, continuation))
                 return false
             }

@@ -19,26 +19,44 @@ protocol ExchangeActivity: Sendable {
 /// pieces of the response. When either passes, the work is cancelled (the transport closes the
 /// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``.
 enum Deadline {
+    /// Set while a transport that queues requests before sending them (``URLSessionTransport``'s
+    /// connections per host) runs: it calls this when the request leaves the queue, and the
+    /// deadline starts then, so waiting for a free connection never times a request out.
+    @TaskLocal static var startsWhenSent: (@Sendable () -> Void)?
+
+    /// Tells the deadline of the exchange in progress that its request has left the transport's
+    /// queue and is being sent.
+    static func requestIsBeingSent() {
+        startsWhenSent?()
+    }
+
     static func run<T: Sendable>(
-        timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock,
+        timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
     ) async throws -> T {
         let total = timeout.isFinite && timeout > 0 ? timeout : nil
         let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard total != nil || idle != nil else { return try await work(nil) }
-        return try await race(clock, total: total, idle: idle, work)
+        return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
     private static func race<C: NetworkClock, T: Sendable>(
-        _ clock: C, total: TimeInterval?, idle: TimeInterval?,
+        _ clock: C, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
     ) async throws -> T {
-        let start = clock.now
-        let deadline = total.map { start.advanced(by: .seconds($0)) }
-        let watch = idle.map { _ in IdleWatch(clock: clock, start: start) }
+        let sent = startsWhenSent ? SentSignal() : nil
+        let watch = idle.map { _ in IdleWatch(clock: clock, start: clock.now) }
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await work(watch) }
             group.addTask {
+                guard let sent else { return try await work(watch) }
+                return try await $startsWhenSent.withValue({ sent.fire() }) { try await work(watch) }
+            }
+            let start = sent == nil ? clock.now : nil
+            group.addTask {
+                if let sent { await sent.wait() }
+                let start = start ?? clock.now
+                watch?.touch()
+                let deadline = total.map { start.advanced(by: .seconds($0)) }
                 try await expire(clock, deadline: deadline, idle: idle, watch: watch, total: total)
                 return nil
             }
@@ -63,7 +81,11 @@ enum Deadline {
                 wake = wake.map { min($0, idleEnd) } ?? idleEnd
             }
             guard let wake else { return }
-            try await clock.sleep(until: wake, tolerance: nil)
+            if let manual = clock as? ManualClock, let instant = wake as? ManualClock.Instant {
+                try await manual.sleepAsRequestDeadline(until: instant)
+            } else {
+                try await clock.sleep(until: wake, tolerance: nil)
+            }
             let now = clock.now
             if let deadline, now >= deadline {
                 throw timedOut("no complete response within the request's timeout of \(seconds(total)) s")
@@ -99,5 +121,40 @@ final class IdleWatch<C: NetworkClock>: ExchangeActivity {
     func touch() {
         let now = clock.now
         instant.withLock { $0 = now }
+    }
+}
+
+/// Fired once, when a queued request is sent; awaited by the deadline's timer.
+final class SentSignal: Sendable {
+    private struct State {
+        var fired = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Locked(State())
+
+    func fire() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard !state.fired else { return nil }
+            state.fired = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns when fired, or when the waiting Task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.fired || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            fire()
+        }
     }
 }

@@ -84,7 +84,8 @@ final class Exchange: Sendable {
         let start = clock.now
         do {
             let received = try await Deadline.run(
-                timeout: transportRequest.timeout, idle: configuration.idleTimeout, clock: clock
+                timeout: transportRequest.timeout, idle: configuration.idleTimeout, clock: clock,
+                startsWhenSent: (configuration.transport as? URLSessionTransport)?.queuesRequests == true
             ) { [self] activity in
                 try await exchange(transportRequest, for: request, activity: activity)
             }

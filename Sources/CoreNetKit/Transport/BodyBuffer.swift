@@ -25,11 +25,17 @@ final class BodyBuffer: Sendable {
 
     let limit: Int
     private let callbacks: Callbacks
-    private let state = Locked(BodyBufferState())
+    private let state: Locked<BodyBufferState>
 
-    init(limit: Int, callbacks: Callbacks) {
+    /// - Parameters:
+    ///   - limit: past this many waiting bytes the producer is told to pause.
+    ///   - hardLimit: for a producer that cannot pause: past this many waiting bytes the body
+    ///     fails with ``BaseServerError/Code-swift.struct/responseTooLarge`` and the producer is
+    ///     cancelled, so memory stays bounded.
+    init(limit: Int, hardLimit: Int? = nil, callbacks: Callbacks) {
         self.limit = limit
         self.callbacks = callbacks
+        self.state = Locked(BodyBufferState(hardLimit: hardLimit))
     }
 
     /// How many bytes wait for the reader now.
@@ -114,6 +120,7 @@ struct BodyBufferState {
         case cancel(CheckedContinuation<Data?, any Error>?)
     }
 
+    let hardLimit: Int?
     private var chunks: [Data] = []
     private var readIndex = 0
     private(set) var buffered = 0
@@ -122,11 +129,26 @@ struct BodyBufferState {
     private var cancelled = false
     private var waiter: CheckedContinuation<Data?, any Error>?
 
+    init(hardLimit: Int?) { self.hardLimit = hardLimit }
+
     mutating func push(_ chunk: Data, limit: Int) -> Action {
         guard !cancelled, end == nil else { return .none }
         if let waiter {
             self.waiter = nil
             return .deliver(waiter, .success(chunk))
+        }
+        if let hardLimit, buffered + chunk.count > hardLimit {
+            // The reader fell too far behind a producer that cannot pause: drop what waits,
+            // fail the body and stop the producer.
+            chunks = []
+            readIndex = 0
+            buffered = 0
+            end = .failure(
+                BaseServerError(
+                    code: .responseTooLarge,
+                    message: "the reader fell more than \(hardLimit) bytes behind a transport that cannot pause"))
+            cancelled = false
+            return .cancel(nil)
         }
         chunks.append(chunk)
         buffered += chunk.count

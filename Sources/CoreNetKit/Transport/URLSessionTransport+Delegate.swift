@@ -56,10 +56,20 @@ final class TaskState: @unchecked Sendable {
         self.continuation = nil
         let gate = self.gate
         let box = SuspendableTask(task: task)
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking's suspend() takes the transfer off libcurl's multi handle and
+        // resume() starts it over from the beginning (measured: a 50 MB body arrived as 80 MB),
+        // so there is no way to pause a body on Linux: past its hard limit the buffer fails
+        // instead of growing without bound.
+        let buffer = BodyBuffer(
+            limit: bufferLimit, hardLimit: bufferLimit * URLSessionTransport.linuxBufferMultiple,
+            callbacks: .init(onCancel: { gate.cancel(box.task) }))
+        #else
         let buffer = BodyBuffer(
             limit: bufferLimit,
             callbacks: .init(
                 onPause: { box.task.suspend() }, onResume: { box.task.resume() }, onCancel: { gate.cancel(box.task) }))
+        #endif
         self.buffer = buffer
         continuation.resume(
             returning: TransportResponse(

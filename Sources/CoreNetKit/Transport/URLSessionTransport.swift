@@ -64,6 +64,9 @@ public final class URLSessionTransport: Transport {
     /// were read. A few chunks that were already on their way may arrive while it suspends, so
     /// the buffer can exceed this by about 1 MiB.
     public let bodyBufferLimit: Int
+    /// On Linux the buffer cannot pause the task; it fails at this multiple of
+    /// ``bodyBufferLimit`` (64 MiB by default).
+    static let linuxBufferMultiple = 64
 
     /// How many requests per host the transport hands to the session at once when none is
     /// given: 4 on Linux (libcurl keeps 4 stable connections and reopens them above ~5), `nil` on
@@ -128,11 +131,16 @@ public final class URLSessionTransport: Transport {
     /// Sends `request` and returns at the response head; the body follows through a buffer of at
     /// most ``bodyBufferLimit`` bytes (see <doc:Transports>). The host's connection slot is held
     /// until the body has ended.
+    /// Whether requests may wait in the transport for a connection before they are sent.
+    var queuesRequests: Bool { limiter != nil }
+
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let limiter, let host = HostLimiter.key(for: request.url) else {
+            Deadline.requestIsBeingSent()
             return try await exchange(request, release: nil)
         }
         try await limiter.acquire(host)
+        Deadline.requestIsBeingSent()
         return try await exchange(request, release: { limiter.release(host) })
     }
 

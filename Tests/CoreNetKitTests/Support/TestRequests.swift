@@ -33,6 +33,15 @@ let sharedTestTransport: any Transport = AsyncHTTPClientTransport()
 let sharedTestTransport: any Transport = URLSessionTransport()
 #endif
 
+/// A new transport of the kind the suite runs on.
+func makeTestTransport() -> any Transport {
+    #if AsyncHTTPClient
+    AsyncHTTPClientTransport()
+    #else
+    URLSessionTransport()
+    #endif
+}
+
 /// A request built from a closure, for tests.
 final class TestRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
     private let make: @Sendable () throws -> ServerRequest

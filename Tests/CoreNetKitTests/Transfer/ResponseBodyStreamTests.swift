@@ -19,8 +19,8 @@ import Testing
         let stream = ResponseBodyStream()
 
         stream.receiveHead(status: 200, headers: ["Content-Length": "6"])
-        stream.receive(Data("abc".utf8))
-        stream.receive(Data("def".utf8))
+        await stream.receive(Data("abc".utf8))
+        await stream.receive(Data("def".utf8))
         stream.finish(.success(ServerResponse(statusCode: 200, for: request)))
 
         guard case .streaming(let status, _) = try await stream.answer() else {
@@ -54,10 +54,10 @@ import Testing
     @Test func secondAttemptAfterASurfacedHeadEndsTheBodyWithAnError() async throws {
         let stream = ResponseBodyStream()
         stream.receiveHead(status: 200, headers: [:])
-        stream.receive(Data("first".utf8))
+        await stream.receive(Data("first".utf8))
 
         stream.receiveHead(status: 200, headers: [:])
-        stream.receive(Data("second".utf8))
+        await stream.receive(Data("second".utf8))
         stream.finish(.success(ServerResponse(statusCode: 200, for: request)))
 
         _ = try await stream.answer()
@@ -81,7 +81,7 @@ import Testing
         let request = Task<Void, Never> {}
         stream.attach(request)
         stream.receiveHead(status: 200, headers: [:])
-        stream.receive(Data("buffered".utf8))
+        await stream.receive(Data("buffered".utf8))
 
         stream.cancel()
         stream.finish(.failure(BaseServerError.cancelled))

@@ -26,11 +26,17 @@ import FoundationNetworking
             urlRequest.httpBody = body
             urlRequest.timeoutInterval = 30
             let values = Locked<[Int64]>([])
-            let request = TransportRequest(urlRequest: urlRequest) { sent, total in
+            var request = TransportRequest(urlRequest: urlRequest)
+            request.body.observer = UploadObserver { sent, total in
                 values.withLock { $0.append(total == Int64(body.count) ? sent : -1) }
             }
 
-            let response = try await withTimeout(30) { try await sharedTestTransport.send(request) }
+            let sent = request
+            let response = try await withTimeout(30) {
+                let response = try await sharedTestTransport.send(sent)
+                for try await _ in response.body {}
+                return response
+            }
 
             let reported = values.withLock { $0 }
             #expect(response.statusCode == 200)
