@@ -38,8 +38,8 @@ enum RequestEncoder {
                 "the resume data's partial file \(partial.absoluteString) is not a file URL")
         }
         var encoded = TransportRequest(
-            method: request.method, url: url, headers: HTTPHeaders(request.headers), body: body.map { .data($0) } ?? .none,
-            timeout: request.timeout ?? defaultTimeout)
+            method: request.method, url: url, headers: HTTPHeaders(request.headers),
+            body: body.map { .data($0) } ?? .none, timeout: request.timeout ?? defaultTimeout)
         if let file = request.rawBodyFile, request.rawBody == nil {
             encoded.body = try .file(file)
         }

@@ -122,6 +122,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
-        return left.elementsEqual(right) { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A) }
+        return left.elementsEqual(right) { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
+        }
     }
 }

@@ -63,12 +63,13 @@ final class TaskState: @unchecked Sendable {
         // instead of growing without bound.
         let buffer = BodyBuffer(
             limit: bufferLimit, hardLimit: bufferLimit * URLSessionTransport.linuxBufferMultiple,
-            callbacks: .init(onCancel: { gate.cancel(box.task) }))
+            callbacks: .init(onCancel: { cancelLater(box, gate) }))
         #else
         let buffer = BodyBuffer(
             limit: bufferLimit,
             callbacks: .init(
-                onPause: { box.task.suspend() }, onResume: { box.task.resume() }, onCancel: { gate.cancel(box.task) }))
+                onPause: { box.task.suspend() }, onResume: { box.task.resume() },
+                onCancel: { cancelLater(box, gate) }))
         #endif
         self.buffer = buffer
         continuation.resume(
@@ -76,6 +77,14 @@ final class TaskState: @unchecked Sendable {
                 statusCode: http.statusCode, headers: SessionDelegate.headers(of: http),
                 body: ResponseBody(storage: .buffer(BodyBuffer.Owner(buffer))), url: http.url))
     }
+}
+
+/// Cancels the task from a Dispatch thread: the body's reader gives up on a thread of Swift's
+/// cooperative pool, and FoundationNetworking's `cancel()` waits (`sync`) for the session's work
+/// queue, which may be busy for seconds (inflating a large compressed body); blocking a
+/// cooperative thread that long stalls every other Task of the process.
+private func cancelLater(_ box: SuspendableTask, _ gate: CancelGate) {
+    DispatchQueue.global().async { gate.cancel(box.task) }
 }
 
 /// Carries a `URLSessionTask` into the body buffer's callbacks.
@@ -144,8 +153,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         if let continuation = state.continuation {
             state.continuation = nil
-            continuation.resume(throwing: error.map { FoundationFault.normalized($0, state: state) }
-                ?? URLError(.networkConnectionLost))
+            continuation.resume(
+                throwing: error.map { FoundationFault.normalized($0, state: state) }
+                    ?? URLError(.networkConnectionLost))
             return
         }
         state.buffer?.finish(error.map { FoundationFault.normalized($0, state: state) })

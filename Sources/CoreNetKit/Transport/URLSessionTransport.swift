@@ -31,6 +31,31 @@ import FoundationNetworking
 /// out while healthy). Waiting is not bounded by the timeout: cancel the request to give up. Each
 /// waiting request holds a slot in the queue only; nothing is sent.
 ///
+/// ## The body, backpressure and the buffer
+///
+/// ``send(_:)`` returns at the response head; the body reaches the pipeline through a buffer fed
+/// by the session's delegate. On Apple platforms, when more than ``bodyBufferLimit`` bytes wait
+/// unread, the transport suspends the task (the session stops reading the socket) and resumes it
+/// once half of them were read, so a slow reader slows the transfer and memory stays near the
+/// limit.
+///
+/// On Linux there is no way to pause: FoundationNetworking's `suspend()` takes the transfer off
+/// libcurl and `resume()` starts it over from the first byte (measured: a 50 MB download arrived
+/// as 80 MB of repeated data), and its delegate callbacks are queued without a bound. The
+/// transport therefore never suspends there; instead a reader that falls more than 64 ×
+/// ``bodyBufferLimit`` bytes (64 MiB by default) behind the network ends the body in
+/// ``BaseServerError/Code-swift.struct/responseTooLarge``. The pipeline's own readers (decoding,
+/// downloads to a file) keep up, so this only concerns a slow consumer of a long stream: read
+/// such streams with `AsyncHTTPClientTransport`, which applies backpressure to the socket.
+///
+/// For the same reason a compressed body that inflates faster than the delegate queue drains
+/// (a gzip bomb: 6.8 MB on the wire, 1 GiB inflated) still ends in `responseTooLarge` at the
+/// configuration's budget, but takes about 1.2 GB of memory on the way, most of it chunks that
+/// libcurl already inflated and queued for the delegate before the transport could cancel.
+///
+/// Response header fields arrive folded by Foundation (repeats joined with `", "`, order across
+/// names lost); the transport splits `Set-Cookie` back into its cookies.
+///
 /// ## Known FoundationNetworking faults (Linux, Swift 6.3.1)
 ///
 /// On Linux, `URLSession` is FoundationNetworking over libcurl, and some faults are not

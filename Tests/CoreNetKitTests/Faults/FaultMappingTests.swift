@@ -46,7 +46,7 @@ import Testing
         try await withFaultServer { faults in
             let request = faults.request(.basicChallenge, configuration: testConfiguration(), timeout: 30)
 
-            let result = try await withTimeout(10, "the 401 Basic challenge") { try await outcome(of: request) }
+            let result = try await withTimeout(30, "the 401 Basic challenge") { try await outcome(of: request) }
 
             guard case .failure(let error) = result else {
                 Issue.record("a 401 succeeded")

@@ -70,7 +70,7 @@ final class ByteCounter: @unchecked Sendable {  // safe: `bytes` is touched only
             let configuration = testConfiguration(
                 transport: CountingTransport(base: sharedTestTransport, counter: counter))
 
-            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration))
+            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration, timeout: 30))
 
             #expect((try? result.get())?.tags.count == 16_000)
             #expect(counter.total > 1_000_000)
@@ -84,7 +84,7 @@ final class ByteCounter: @unchecked Sendable {  // safe: `bytes` is touched only
                 transport: CountingTransport(base: sharedTestTransport, counter: counter)
             ) { $0.maximumResponseBodySize = 64 * 1024 }
 
-            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration))
+            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration, timeout: 30))
 
             #expect(result.failureCode == .responseTooLarge)
             #expect(counter.total < 1_000_000)

@@ -47,7 +47,8 @@ struct TransportBoundaryTests {
 
             let result = try await withTimeout(30, "the timeout") { await context.result.mapError { $0 } }
             try await withTimeout(30, "the connection to close") { await faults.connectionsClosed() }
-            return (result.mapError { $0 as? BaseServerError ?? BaseServerError(code: .transport) }, configuration.taskPool)
+            let typed = result.mapError { $0 as? BaseServerError ?? BaseServerError(code: .transport) }
+            return (typed, configuration.taskPool)
         }
     }
 
