@@ -58,6 +58,8 @@ let package = Package(
         // packages, not hand-written copies. Never a dependency of the CoreNetKit library.
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // AsyncHTTPClient's own decompression (its limit's error is mapped to responseTooLarge).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(
             url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -71,6 +73,9 @@ let package = Package(
                     package: "async-http-client",
                     condition: .when(traits: ["AsyncHTTPClient"])
                 ),
+                .product(
+                    name: "NIOHTTPCompression", package: "swift-nio-extras",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
@@ -106,6 +111,12 @@ let package = Package(
             path: "Benchmarks/CoreNetKitBenchmarks",
             swiftSettings: strictSettings,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "corenetkit-faults",
+            dependencies: ["CoreNetKit", "CoreNetKitTestServer"],
+            path: "Benchmarks/CoreNetKitFaults",
+            swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "corenetkit-profile",

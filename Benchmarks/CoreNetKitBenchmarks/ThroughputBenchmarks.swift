@@ -111,7 +111,8 @@ func registerThroughputBenchmarks() {
                 },
                 kit: {
                     let response = try await transportOnly.send(request)
-                    blackHole(try JSONDecoder().decode(UserPage.self, from: response.body))
+                    let body = try await response.body.collect(upTo: 1 << 24)
+                    blackHole(try JSONDecoder().decode(UserPage.self, from: body))
                 })
         }
 

@@ -19,8 +19,11 @@ final class FaultHandler: ChannelInboundHandler {
     private var head: [UInt8] = []
     private var answered = false
 
-    init(registry: NIOLockedValueBox<[Int: [UInt8]]>) {
+    private let received: AcceptedConnections
+
+    init(registry: NIOLockedValueBox<[Int: [UInt8]]>, received: AcceptedConnections) {
         self.registry = registry
+        self.received = received
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -34,6 +37,7 @@ final class FaultHandler: ChannelInboundHandler {
         answered = true
         let path = FaultHandler.path(of: Array(head[..<end]))
         respond(to: path, context: context)
+        received.accept()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -60,7 +64,7 @@ final class FaultHandler: ChannelInboundHandler {
             provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
         case .slow?:
             break  // never answer; the client's timeout or cancellation closes the connection
-        case .stalledBody?, .trickledBody?, .lyingLength?, .endlessEarlyHints?, .slowHeaders?:
+        case .stalledBody?, .trickledBody?, .lyingLength?, .endlessEarlyHints?, .slowHeaders?, .gigabyte?:
             TimedFaults.start(FaultServer.Fault(rawValue: name)!, on: context.channel)
         case let fault?:
             writeAndClose(FaultResponses.bytes(for: fault), context: context)
@@ -108,7 +112,8 @@ enum FaultResponses {
     static func bytes(for fault: FaultServer.Fault) -> [UInt8] {
         switch fault {
         case .ok: return complete(status: "200 OK", type: "application/json", body: Array(okBody.utf8))
-        case .drop, .reset, .slow, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders:
+        case .drop, .reset, .slow, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders,
+            .gigabyte:
             return []
         case .gzipBomb:
             return Array(

@@ -78,6 +78,8 @@ public final class FaultServer: Sendable {
         /// `200` with `Content-Encoding: gzip`: about 6.8 MB on the wire that inflate to 1 GiB of
         /// zero bytes (its CRC is not that of the data: no client gets that far).
         case gzipBomb = "gzip-bomb"
+        /// `200` with a 1 GiB body of `a` bytes, written as fast as the client reads it.
+        case gigabyte = "gigabyte"
         /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the
         /// `ok` model.
         case repeatedFields = "repeated-fields"
@@ -86,6 +88,7 @@ public final class FaultServer: Sendable {
     private let channel: any Channel
     private let children: ChildChannels
     private let accepted: AcceptedConnections
+    private let received: AcceptedConnections
     private let registry: NIOLockedValueBox<[Int: [UInt8]]>
     private let nextId = NIOLockedValueBox(0)
 
@@ -95,12 +98,13 @@ public final class FaultServer: Sendable {
     public let baseURL: URL
 
     private init(
-        channel: any Channel, children: ChildChannels, accepted: AcceptedConnections,
+        channel: any Channel, children: ChildChannels, accepted: AcceptedConnections, received: AcceptedConnections,
         registry: NIOLockedValueBox<[Int: [UInt8]]>, port: Int
     ) {
         self.channel = channel
         self.children = children
         self.accepted = accepted
+        self.received = received
         self.registry = registry
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
@@ -110,6 +114,7 @@ public final class FaultServer: Sendable {
     public static func start() async throws -> FaultServer {
         let children = ChildChannels()
         let accepted = AcceptedConnections()
+        let received = AcceptedConnections()
         let registry = NIOLockedValueBox<[Int: [UInt8]]>([:])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -118,7 +123,7 @@ public final class FaultServer: Sendable {
                 children.add(child)
                 accepted.accept()
                 return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(FaultHandler(registry: registry))
+                    try child.pipeline.syncOperations.addHandler(FaultHandler(registry: registry, received: received))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -126,12 +131,19 @@ public final class FaultServer: Sendable {
             try? await channel.close()
             throw TestServerError.startFailed("The fault server's socket has no local port")
         }
-        return FaultServer(channel: channel, children: children, accepted: accepted, registry: registry, port: port)
+        return FaultServer(
+            channel: channel, children: children, accepted: accepted, received: received, registry: registry, port: port)
     }
 
     /// Returns once `count` connections have been accepted since the server started.
     public func connectionsAccepted(_ count: Int) async {
         await accepted.wait(for: count)
+    }
+
+    /// Returns once `count` request heads have been received (and answered, or their fault
+    /// started) since the server started.
+    public func requestsReceived(_ count: Int) async {
+        await received.wait(for: count)
     }
 
     /// How many connections are open now.

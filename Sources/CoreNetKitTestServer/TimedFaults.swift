@@ -30,8 +30,22 @@ enum TimedFaults {
         case .slowHeaders:
             write(Array("HTTP/1.1 200 OK\r\nX-Slow: ".utf8), to: channel)
             repeatEvery(.milliseconds(200), on: channel) { [0x61] }
+        case .gigabyte:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(1 << 30)\r\n\r\n"
+            write(Array(head.utf8), to: channel)
+            writeChunks(remaining: 1 << 30, chunk: channel.allocator.buffer(repeating: 0x61, count: 1 << 20), to: channel)
         default:
             channel.close(promise: nil)
+        }
+    }
+
+    /// Writes `chunk` until `remaining` bytes went out, each write after the previous one was
+    /// flushed: the client's reading pace sets the server's.
+    private static func writeChunks(remaining: Int, chunk: ByteBuffer, to channel: any Channel) {
+        guard remaining > 0, channel.isActive else { return }
+        let piece = chunk.getSlice(at: chunk.readerIndex, length: min(remaining, chunk.readableBytes)) ?? chunk
+        channel.writeAndFlush(piece).whenSuccess {
+            writeChunks(remaining: remaining - piece.readableBytes, chunk: chunk, to: channel)
         }
     }
 

@@ -14,6 +14,7 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 
 /// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times the throughput of
@@ -179,7 +180,7 @@ public final class AsyncHTTPClientTransport: Transport {
             case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: code = .networkConnectionLost
             default: code = .unknown
             }
-        } else if error is NIOTooManyBytesError {
+        } else if error is NIOTooManyBytesError || error as? NIOHTTPDecompression.DecompressionError == .limit {
             code = .dataLengthExceedsMaximum
         } else {
             return error

@@ -88,7 +88,7 @@ private enum Readme {
             return TransportResponse(
                 statusCode: 201,  // the HTTP status
                 headers: ["Content-Type": "application/json"],  // HTTPHeaders, a dictionary literal
-                body: Data(#"{"id": 7}"#.utf8),  // the whole body
+                body: Data(#"{"id": 7}"#.utf8),  // the whole body, as one chunk
                 url: request.url  // the final URL after redirects (optional)
             )
         }
