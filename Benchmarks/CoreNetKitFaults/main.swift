@@ -97,7 +97,8 @@ Task.detached {
         .slowHeaders, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .gzipBomb,
     ]
     for (name, transport) in transports {
-        print("\n\(name) (timeout 3 s, budget 64 MiB)\n\n| fault | outcome | time | peak RSS growth |\n|---|---|---|---|")
+        print(
+            "\n\(name) (timeout 3 s, budget 64 MiB)\n\n| fault | outcome | time | peak RSS growth |\n|---|---|---|---|")
         for fault in faults {
             print(await measure(fault, on: transport, server: server))
         }

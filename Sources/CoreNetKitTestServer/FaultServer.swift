@@ -132,7 +132,8 @@ public final class FaultServer: Sendable {
             throw TestServerError.startFailed("The fault server's socket has no local port")
         }
         return FaultServer(
-            channel: channel, children: children, accepted: accepted, received: received, registry: registry, port: port)
+            channel: channel, children: children, accepted: accepted, received: received, registry: registry, port: port
+        )
     }
 
     /// Returns once `count` connections have been accepted since the server started.

@@ -31,9 +31,11 @@ enum TimedFaults {
             write(Array("HTTP/1.1 200 OK\r\nX-Slow: ".utf8), to: channel)
             repeatEvery(.milliseconds(200), on: channel) { [0x61] }
         case .gigabyte:
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(1 << 30)\r\n\r\n"
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(1 << 30)\r\n\r\n"
             write(Array(head.utf8), to: channel)
-            writeChunks(remaining: 1 << 30, chunk: channel.allocator.buffer(repeating: 0x61, count: 1 << 20), to: channel)
+            let chunk = channel.allocator.buffer(repeating: 0x61, count: 1 << 20)
+            writeChunks(remaining: 1 << 30, chunk: chunk, to: channel)
         default:
             channel.close(promise: nil)
         }

@@ -113,12 +113,16 @@ struct TransportBoundaryTests {
             let peak = ResidentMemory.peak()
             #expect(result.failureCode == .responseTooLarge)
             #expect(configuration.taskPool.isEmpty)
+            // The peak is the whole test process's, with other suites running in parallel, so
+            // the bound leaves room for them: without the budget the bomb takes about 1 GB. The
+            // isolated figure (budget + under 50 MB on AsyncHTTPClient) is measured by
+            // `swift run -c release --traits AsyncHTTPClient corenetkit-faults`.
             // FoundationNetworking inflates the body on libcurl's thread and queues every chunk for
             // the delegate faster than the delegate drains them; by the time the transport sees
             // the budget passed, most of the gigabyte waits in its queue (measured 1.2-1.3 GB
-            // peak). The bound holds where the transport reads as fast as it is pulled.
+            // peak), so the bound holds only where the transport reads as fast as it is pulled.
             if !runsOnFoundationNetworking {
-                #expect(peak - before < budget + 50 << 20, "peak RSS grew by \(peak - before) bytes")
+                #expect(peak - before < budget + 150 << 20, "peak RSS grew by \(peak - before) bytes")
             }
         }
     }
