@@ -65,7 +65,10 @@ final class Exchange: Sendable {
     /// transport's failure once and logs both ways.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
-        let transportRequest = try await encode(request)
+        var transportRequest = try await encode(request)
+        if let cookies = configuration.cookieStorage {
+            CookieJar.attach(to: &transportRequest, from: cookies, now: configuration.clock.currentDate)
+        }
         let logger = configuration.logger
         // A URLRequest only for those who read one: building it is not free on Linux.
         let urlRequest = logger != nil || monitoring != nil ? transportRequest.urlRequest : nil
@@ -74,6 +77,7 @@ final class Exchange: Sendable {
         }
         let attempt = monitoring?.countAttempt() ?? 0
         if let monitoring, let urlRequest {
+            monitoring.sending(to: transportRequest.url)
             let redacted = RequestMonitoring.redacted(urlRequest)
             monitoring.emit { monitor, request in
                 monitor.request(request, didPrepare: redacted)
@@ -89,6 +93,11 @@ final class Exchange: Sendable {
                 (raw, file) = try await transfer.send(transportRequest, through: configuration.transport)
             } else {
                 raw = try await configuration.transport.send(transportRequest)
+            }
+            if let cookies = configuration.cookieStorage {
+                CookieJar.store(
+                    raw.headers, from: raw.url ?? transportRequest.url, in: cookies,
+                    now: configuration.clock.currentDate)
             }
             let response = ServerResponse(
                 statusCode: raw.statusCode, headers: raw.headers, data: raw.body, transportRequest: transportRequest,

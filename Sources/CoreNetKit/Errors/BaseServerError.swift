@@ -26,6 +26,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case transport, cantMapping, badStatus, server, invalidRequest, unauthorized
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
             case fileAccess
+            case repeatedCursor
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -62,6 +63,9 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         /// A file could not be read or written: a multipart file part, a streamed body's
         /// temporary file or a download's destination; see ``BaseServerError/message``.
         public static let fileAccess = Code(.fileAccess)
+        /// A ``CursorPaginator``'s server named a next cursor it had already given in this run
+        /// of pages: paging would loop, so it stopped.
+        public static let repeatedCursor = Code(.repeatedCursor)
 
         public var description: String { base.rawValue }
     }
@@ -161,6 +165,7 @@ extension BaseServerError: LocalizedError {
         case .excessiveRefresh: return "The session was refreshed too often; refreshing was stopped."
         case .cacheMiss: return "No cached data is available for this request."
         case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
+        case .repeatedCursor: return "The server repeated a page cursor it had already sent; paging stopped."
         default: return "The request failed."
         }
     }
