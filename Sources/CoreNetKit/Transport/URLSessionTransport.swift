@@ -20,7 +20,7 @@ import FoundationNetworking
 /// reopening connections under load. Cancelling the awaiting Task cancels the
 /// `URLSessionTask`. On a redirect to another origin the `Authorization`,
 /// `Proxy-Authorization` and `Cookie` headers are removed. The session keeps no cookies of its
-/// own (see ``NetworkConfiguration/cookieStorage``), as ``AsyncHTTPClientTransport`` keeps none.
+/// own (see ``NetworkConfiguration/cookieStorage``), as `AsyncHTTPClientTransport` keeps none.
 ///
 /// ## Connections per host and the timeout
 ///
