@@ -18,6 +18,12 @@ final class FaultHandler: ChannelInboundHandler {
     private let registry: NIOLockedValueBox<[Int: [UInt8]]>
     private var head: [UInt8] = []
     private var answered = false
+    /// Requests answered on this connection while keeping it open.
+    private var keptAlive = 0
+    /// Body bytes of a kept-alive request still to be read and dropped.
+    private var bodyToSkip = 0
+    /// Whether a kept-alive request waits for the rest of its body before it is answered.
+    private var replyPending = false
 
     private let received: AcceptedConnections
 
@@ -30,14 +36,51 @@ final class FaultHandler: ChannelInboundHandler {
         guard !answered else { return }
         let buffer = unwrapInboundIn(data)
         head.append(contentsOf: buffer.readableBytesView)
-        guard let end = FaultHandler.headEnd(head) else {
-            if head.count > 64 * 1024 { context.close(promise: nil) }
-            return
+        while !answered {
+            if bodyToSkip > 0 {
+                let skipped = min(bodyToSkip, head.count)
+                head.removeFirst(skipped)
+                bodyToSkip -= skipped
+                if bodyToSkip > 0 { return }
+            }
+            if replyPending {
+                // Answered once the whole request arrived, as a server that reads the body does.
+                replyPending = false
+                var reply = context.channel.allocator.buffer(capacity: FaultResponses.keptAlive.count)
+                reply.writeBytes(FaultResponses.keptAlive)
+                context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            }
+            guard let end = FaultHandler.headEnd(head) else {
+                if head.count > 64 * 1024 { context.close(promise: nil) }
+                return
+            }
+            let requestHead = Array(head[..<end])
+            head.removeFirst(end)
+            let path = FaultHandler.path(of: requestHead)
+            if path == "/fault/keep-alive" || (path == "/fault/drop-on-reuse" && keptAlive == 0) {
+                // Answered on a connection that stays open, after its body (read and dropped).
+                keptAlive += 1
+                bodyToSkip = FaultHandler.contentLength(of: requestHead)
+                replyPending = true
+                continue
+            }
+            answered = true
+            if path == "/fault/drop-on-reuse" {
+                context.close(promise: nil)  // a request on the reused connection: dropped unanswered
+            } else {
+                respond(to: path, context: context)
+            }
+            received.accept()
         }
-        answered = true
-        let path = FaultHandler.path(of: Array(head[..<end]))
-        respond(to: path, context: context)
-        received.accept()
+    }
+
+    /// The `Content-Length` of a request head, 0 without one.
+    static func contentLength(of head: [UInt8]) -> Int {
+        let text = String(decoding: head, as: UTF8.self).lowercased()
+        for line in text.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -105,6 +148,11 @@ final class FaultHandler: ChannelInboundHandler {
 /// The bytes each fault sends.
 enum FaultResponses {
     static let okBody = #"{"id":1,"name":"ok","tags":["a"]}"#
+
+    /// `200` with the `ok` model, and the connection kept open for the next request.
+    static let keptAlive: [UInt8] =
+        Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(okBody.utf8.count)\r\n\r\n".utf8)
+        + Array(okBody.utf8)
 
     static let notFound = complete(
         status: "404 Not Found", type: "application/json", body: Array(#"{"code":"NOT_FOUND"}"#.utf8))

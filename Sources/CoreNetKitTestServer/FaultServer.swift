@@ -19,6 +19,11 @@ import NIOPosix
 ///
 /// `GET /fault/custom/<id>` answers the raw bytes registered with ``register(_:)``, for fuzzing.
 ///
+/// Two paths keep the connection open (any method; a body is read and dropped):
+/// `/fault/keep-alive` answers `200` with the `ok` model every time, and `/fault/drop-on-reuse`
+/// answers the first request on a connection so and closes the connection, unanswered, on any
+/// later request: a kept-alive connection the server dropped while the client reused it.
+///
 /// ```swift
 /// try await withFaultServer { faults in
 ///     let url = faults.url(.midBody)   // http://127.0.0.1:<port>/fault/mid-body

@@ -42,4 +42,20 @@ extension TestResponder {
         let nextCursor: JSON = if let last = ids.last, last > 1 { .string(String(last)) } else { .null }
         return Self.json(.object([("items", .array(items)), ("nextCursor", nextCursor)]))
     }
+
+    /// `GET /cursor-loop?sequence=A,B&cursor=<c>`: a cursor API that loops. The page at no cursor
+    /// names the first cursor of `sequence` as its next; the page at a cursor names the one after
+    /// it in `sequence`, wrapping around (`A,B`: A, B, A, B, …; `A`: A, A, …).
+    static func cursorLoop(query: QueryItems) -> Response {
+        let sequence = (query["sequence"] ?? "A").split(separator: ",").map(String.init)
+        let cursor = query["cursor"]
+        let next: String
+        if let cursor, let index = sequence.firstIndex(of: cursor) {
+            next = sequence[(index + 1) % sequence.count]
+        } else {
+            next = sequence.first ?? "A"
+        }
+        let item = JSON.object([("id", .int(1)), ("title", .string("At \(cursor ?? "top")"))])
+        return Self.json(.object([("items", .array([item])), ("nextCursor", .string(next))]))
+    }
 }

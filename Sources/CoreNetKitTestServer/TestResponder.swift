@@ -14,7 +14,8 @@ import Hummingbird
 /// accepts any method. Each request is counted by method and path before it is routed.
 ///
 /// Routes live in extensions: `TestResponder+Generic`, `+Demo`, `+Cache`, `+Auth`,
-/// `+Pagination`, `+Files`, `+Transfer` and `+Stream`. Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
+/// `+Pagination`, `+Files`, `+Transfer`, `+Stream`, `+Secrets` and `+Cookies`. `/v1/…` is routed as
+/// `/…` (the echo still reports the full path). Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
 struct TestResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
@@ -30,7 +31,8 @@ struct TestResponder: HTTPResponder {
         self.core.recordHit(method: request.method.rawValue, path: path)
         var response: Response
         do {
-            response = try await self.route(request, path: path)
+            // `/v1/…` is routed as `/…`: a base URL with a path (`http://127.0.0.1:port/v1`).
+            response = try await self.route(request, path: path.hasPrefix("/v1/") ? String(path.dropFirst(3)) : path)
         } catch let error as RouteError {
             response = error.response
         } catch {
@@ -60,7 +62,7 @@ struct TestResponder: HTTPResponder {
         case ("bench", 1) where isGet && rest[0] == "page":
             return Self.json(self.core.benchPage)
         case ("echo", _):
-            return try await Self.echo(request, path: path)
+            return try await Self.echo(request, path: request.uri.path)
         case ("users", 0) where isGet:
             return Self.listUsers()
         case ("users", 0) where isPost:
@@ -111,6 +113,12 @@ struct TestResponder: HTTPResponder {
             return try await self.pagedItems(query: QueryItems(request.uri.query))
         case ("feed", 0) where isGet:
             return try self.feed(query: QueryItems(request.uri.query))
+        case ("cursor-loop", 0) where isGet:
+            return Self.cursorLoop(query: QueryItems(request.uri.query))
+        case ("secrets", 1) where rest[0] == "echo":
+            return try await Self.echoSecrets(request)
+        case ("cookies", 1) where isGet && rest[0] == "set":
+            return Self.setCookies(query: QueryItems(request.uri.query))
         case ("upload", 0) where isPost:
             return try await Self.uploadMultipart(request)
         case ("upload", 1) where isPost && rest[0] == "raw":

@@ -65,7 +65,10 @@ final class Exchange: Sendable {
     /// transport's failure once and logs both ways.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
-        let transportRequest = try await encode(request)
+        var transportRequest = try await encode(request)
+        if let cookies = configuration.cookieStorage {
+            CookieJar.attach(to: &transportRequest, from: cookies, now: configuration.clock.currentDate)
+        }
         let logger = configuration.logger
         // A URLRequest only for those who read one: building it is not free on Linux.
         let urlRequest = logger != nil || monitoring != nil ? transportRequest.urlRequest : nil
@@ -74,6 +77,7 @@ final class Exchange: Sendable {
         }
         let attempt = monitoring?.countAttempt() ?? 0
         if let monitoring, let urlRequest {
+            monitoring.sending(to: transportRequest.url)
             let redacted = RequestMonitoring.redacted(urlRequest)
             monitoring.emit { monitor, request in
                 monitor.request(request, didPrepare: redacted)
@@ -82,12 +86,18 @@ final class Exchange: Sendable {
         }
         let clock = configuration.clock
         let start = clock.now
+        let sending = transportRequest
         do {
             let received = try await Deadline.run(
-                timeout: transportRequest.timeout, idle: configuration.idleTimeout, clock: clock,
+                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock,
                 startsWhenSent: (configuration.transport as? URLSessionTransport)?.queuesRequests == true
             ) { [self] activity in
-                try await exchange(transportRequest, for: request, activity: activity)
+                try await exchange(sending, for: request, activity: activity)
+            }
+            if let cookies = configuration.cookieStorage {
+                CookieJar.store(
+                    received.headers, from: received.url ?? transportRequest.url, in: cookies,
+                    now: configuration.clock.currentDate)
             }
             let response = ServerResponse(
                 statusCode: received.statusCode, headers: received.headers, data: received.body,

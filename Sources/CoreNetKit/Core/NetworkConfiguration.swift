@@ -9,6 +9,10 @@
 import Dispatch
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Everything a request needs besides its own description: transport, preparators,
 /// validators, error mappers, decoding, logging, the callback queue and the cache.
 ///
@@ -87,6 +91,12 @@ public struct NetworkConfiguration: Sendable {
     /// `Last-Modified` (used by ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default)
     /// treats such a response as stale, so it is always revalidated.
     public var heuristicFreshness: HeuristicFreshness?
+    /// Where cookies are kept; `nil` (the default) keeps none and sends none. With a storage,
+    /// every request gets the `Cookie` header of the stored cookies that match its URL (RFC 6265:
+    /// domain, path, `Secure`, expiry by ``clock``) and every response's `Set-Cookie` fields are
+    /// stored, the same on every transport. RFC 6265 does not isolate ports: a cookie set by a
+    /// host is sent to every port of that host. See <doc:Cookies>.
+    public var cookieStorage: HTTPCookieStorage?
 
     /// The standard stages, from the outside in: validation and error mapping, retry, the
     /// preparators, the cache, the access token.
@@ -118,7 +128,8 @@ public struct NetworkConfiguration: Sendable {
         retryPolicy: RetryPolicy? = nil,
         interceptors: [any Interceptor] = NetworkConfiguration.standardInterceptors,
         clock: any NetworkClock = SystemClock(),
-        heuristicFreshness: HeuristicFreshness? = nil
+        heuristicFreshness: HeuristicFreshness? = nil,
+        cookieStorage: HTTPCookieStorage? = nil
     ) {
         self.transport = transport ?? SharedTransport.urlSession
         self.preparators = preparators
@@ -140,6 +151,7 @@ public struct NetworkConfiguration: Sendable {
         self.interceptors = interceptors
         self.clock = clock
         self.heuristicFreshness = heuristicFreshness
+        self.cookieStorage = cookieStorage
     }
 
     private static let storage = Locked(NetworkConfiguration())

@@ -34,7 +34,7 @@ enum RequestPipeline {
         if !configuration.monitors.isEmpty {
             monitoring = RequestMonitoring(
                 monitors: configuration.monitors, id: requestId, request: serverRequest,
-                interceptors: configuration.interceptors, clock: configuration.clock)
+                interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
         // Only the cache stage maps a response besides the pipeline (a cached answer for the

@@ -26,18 +26,18 @@ public final class TaskPool: Sendable {
         public let method: HTTPMethod
         /// When it started, by the configuration's ``NetworkConfiguration/clock``.
         public let startedAt: Date
-        let baseUrl: URL
-        let relativeUrl: String
+        private let request: ServerRequest
 
-        /// Its base and relative URL, as given.
-        public var url: String { baseUrl.absoluteString + relativeUrl }
+        /// Its URL as the request describes it (``ServerRequest/url(encoder:)``: the base URL with
+        /// its path, the relative URL and the `.query` parameters, not the preparators' items),
+        /// secrets redacted as in logs.
+        public var url: String { request.reportedURL(encoder: JSONEncoder()) }
 
         init(id: String, request: ServerRequest, startedAt: Date) {
             self.id = id
             self.method = request.method
             self.startedAt = startedAt
-            self.baseUrl = request.baseUrl
-            self.relativeUrl = request.relativeUrl
+            self.request = request
         }
     }
 

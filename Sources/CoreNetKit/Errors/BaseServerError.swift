@@ -26,6 +26,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case transport, cantMapping, badStatus, server, invalidRequest, unauthorized
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
             case fileAccess, responseTooLarge
+            case repeatedCursor
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -67,6 +68,9 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         /// ``NetworkConfiguration/maximumDownloadSize`` for a file), counted after decompression;
         /// the rest was not read. ``BaseServerError/message`` names the limit.
         public static let responseTooLarge = Code(.responseTooLarge)
+        /// A ``CursorPaginator``'s server named a next cursor it had already given in this run
+        /// of pages: paging would loop, so it stopped.
+        public static let repeatedCursor = Code(.repeatedCursor)
 
         public var description: String { base.rawValue }
     }
@@ -179,6 +183,7 @@ extension BaseServerError: LocalizedError {
         case .cacheMiss: return "No cached data is available for this request."
         case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
         case .responseTooLarge: return "The response is too large: \(message ?? "it passed the size limit")."
+        case .repeatedCursor: return "The server repeated a page cursor it had already sent; paging stopped."
         default: return "The request failed."
         }
     }

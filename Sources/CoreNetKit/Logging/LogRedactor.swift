@@ -12,8 +12,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Removes secrets from what is logged: credential headers, and token-like query items, JSON
-/// fields and form fields (`application/x-www-form-urlencoded`).
+/// Removes secrets from what is logged, monitored or traced. It has three entry points, and
+/// every log entry, monitor event and span attribute goes through them:
+///
+/// - ``redact(url:)``: a URL's password and the values of token-like query items;
+/// - ``redact(headers:)``: header fields whose name says they carry a credential
+///   (`Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, any name ending in `token`, `key`,
+///   `secret` or `password`) or whose value is one (`Bearer …`, `Basic …`), in requests and
+///   responses alike;
+/// - ``redact(body:)``: token-like fields of JSON, form (`application/x-www-form-urlencoded`) and
+///   `multipart/form-data` bodies; other text is cut at 4 KiB.
+///
+/// What a request sent is also looked for in what came back: a response that echoes a secret
+/// value of its request — in a header of any name or anywhere in its body — has it masked.
 public enum LogRedactor {
     /// The text secrets are replaced with.
     public static let mask = "<redacted>"
@@ -24,8 +35,17 @@ public enum LogRedactor {
         "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
         "apikey", "password", "secret", "client_secret", "sig", "signature", "authorization", "cookie", "set-cookie",
     ]
+    /// Authentication schemes (RFC 9110 §11 and the IANA registry) whose credentials follow
+    /// them in a header value.
+    static let credentialSchemes = [
+        "bearer ", "basic ", "digest ", "negotiate ", "ntlm ", "token ", "hoba ", "mutual ", "vapid ", "scram-sha-",
+        "aws4-hmac-sha256 ", "hawk ", "dpop ",
+    ]
+    /// Headers whose value names a scheme without carrying a credential.
+    static let challengeHeaders: Set<String> = ["www-authenticate", "proxy-authenticate"]
 
-    /// `url` with the values of token-like query items (and any password) replaced by ``mask``.
+    /// `url` with its password and the values of token-like query items replaced by ``mask``;
+    /// `"-"` for `nil`.
     public static func redact(url: URL?) -> String {
         guard let url else { return "-" }
         var text = url.absoluteString
@@ -34,6 +54,12 @@ public enum LogRedactor {
         {
             text.replaceSubrange(range, with: ":" + mask + "@")
         }
+        return redact(urlText: text)
+    }
+
+    /// A URL's text with the values of token-like query items replaced by ``mask``, for text
+    /// that may not parse as a URL (an invalid request's).
+    static func redact(urlText text: String) -> String {
         guard let mark = text.firstIndex(of: "?") else { return text }
         let fragmentStart = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragmentStart]
@@ -46,57 +72,41 @@ public enum LogRedactor {
         return String(text[..<mark]) + "?" + redacted + String(text[fragmentStart...])
     }
 
-    /// `headers` with credential values replaced by ``mask``: the credential headers, and any
-    /// whose name ends in `token` or `key` (`X-Auth-Token`, `Api-Key`).
+    /// `headers` with credential values replaced by ``mask``: fields whose name says they carry
+    /// one (`Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, names ending in `token`, `key`,
+    /// `secret` or `password`) and fields whose value starts with an authentication scheme
+    /// (`Bearer …`, `Basic …`), whatever their name.
     public static func redact(headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        headers.map { isSecret(header: $0.name) ? (name: $0.name, value: mask) : $0 }
+        redact(headers: headers, secrets: [])
+    }
+
+    /// `headers` redacted as ``redact(headers:)`` says, and every field whose value contains one
+    /// of `secrets` (the secret values the request sent, see ``secretValues(headers:url:body:)``)
+    /// masked too: a response header that echoes the request's `Authorization`.
+    static func redact(headers: [(name: String, value: String)], secrets: [String]) -> [(name: String, value: String)] {
+        headers.map { field in
+            carriesCredential(name: field.name, value: field.value, secrets: secrets)
+                ? (name: field.name, value: mask) : field
+        }
+    }
+
+    /// Whether a header field carries a credential: by its name, by its value's scheme, or by
+    /// holding one of `secrets`.
+    static func carriesCredential(name: String, value: String, secrets: [String]) -> Bool {
+        if isSecret(header: name) { return true }
+        let lowerName = name.lowercased()
+        if !challengeHeaders.contains(lowerName) {
+            let lower = value.lowercased()
+            if credentialSchemes.contains(where: { lower.hasPrefix($0) }) { return true }
+        }
+        return secrets.contains { $0.count >= 4 && value.contains($0) }
     }
 
     static func isSecret(header name: String) -> Bool {
         let lower = name.lowercased()
         return secretHeaders.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("key")
-            || lower.hasSuffix("secret") || lower.hasSuffix("password")
-    }
-
-    /// `body` as text with token-like JSON fields or form fields replaced; any other body is
-    /// returned as text, cut at 4 KiB.
-    public static func redact(body: Data) -> String {
-        if var json = try? JSON(data: body) {
-            json = redact(json: json)
-            if let data = try? json.encoded() { return String(decoding: data, as: UTF8.self) }
-        }
-        let text = String(decoding: body.prefix(4096), as: UTF8.self)
-        if let form = redact(form: body) { return form }
-        return body.count > 4096 ? text + "…" : text
-    }
-
-    /// `body` with the values of token-like fields replaced, when it reads as a form body
-    /// (`name=value&name=value`, no whitespace); `nil` otherwise. A body that looks like a form
-    /// is redacted whatever its `Content-Type` says, so a mislabelled form never leaks.
-    static func redact(form body: Data) -> String? {
-        guard !body.isEmpty, body.count <= 1 << 20 else { return nil }
-        let text = String(decoding: body, as: UTF8.self)
-        guard text.contains("="), !text.contains(where: { $0.isWhitespace }) else { return nil }
-        let redacted = formItems(text).map { item -> String in
-            guard item.rawValue != nil, isSecret(name: decodeFormComponent(item.rawName)) else {
-                return item.rawName + (item.rawValue.map { "=" + $0 } ?? "")
-            }
-            return item.rawName + "=" + mask
-        }.joined(separator: "&")
-        return redacted.count > 4096 ? String(redacted.prefix(4096)) + "…" : redacted
-    }
-
-    static func redact(json: JSON) -> JSON {
-        switch json {
-        case .object(let object):
-            var result: [String: JSON] = [:]
-            for (key, value) in object {
-                result[key] = isSecret(name: key) ? .string(mask) : redact(json: value)
-            }
-            return .object(result)
-        case .array(let array): return .array(array.map(redact(json:)))
-        default: return json
-        }
+            || lower.hasSuffix("secret") || lower.hasSuffix("password") || lower.hasSuffix("cookie")
+            || lower.hasSuffix("authorization")
     }
 
     static func isSecret(name: String) -> Bool {
@@ -109,77 +119,32 @@ public enum LogRedactor {
             || lower.hasSuffix("-key") || lower.hasSuffix("password") || lower.hasSuffix("secret")
     }
 
-    /// The secret values `request` carries: credential header values (and the token after the
-    /// scheme), and the values of token-like query items, JSON fields and form fields. A
-    /// response that reflects one (an echo, an error page quoting the request) has it masked too.
-    static func secretValues(of request: URLRequest) -> [String] {
-        var values: [String] = []
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where isSecret(header: name) {
-            values.append(value)
-            if let space = value.firstIndex(of: " ") { values.append(String(value[value.index(after: space)...])) }
+    /// `request` as a monitor may see it: URL, header fields and no body, redacted as logs are.
+    static func redact(request: URLRequest) -> URLRequest {
+        var copy = request
+        copy.httpBody = nil
+        if let url = request.url, let redacted = URL(string: redact(url: url)) {
+            copy.url = redacted
+        } else if let url = request.url {
+            copy.url = URL(string: url.absoluteString.components(separatedBy: "?")[0])
         }
-        if let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
-            values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
+        let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
+        let secrets = secretValues(headers: fields, url: request.url, body: request.httpBody)
+        for field in fields where carriesCredential(name: field.name, value: field.value, secrets: secrets) {
+            copy.setValue(mask, forHTTPHeaderField: field.name)
         }
-        if let body = request.httpBody {
-            if let json = try? JSON(data: body) {
-                collectSecrets(in: json, under: false, into: &values)
-            } else if body.count <= 1 << 20 {
-                for item in formItems(String(decoding: body, as: UTF8.self)) {
-                    guard let raw = item.rawValue, isSecret(name: decodeFormComponent(item.rawName)) else { continue }
-                    values.append(raw)
-                    values.append(decodeFormComponent(raw))
-                }
-            }
-        }
-        return values.filter { $0.count >= 4 && $0 != mask }
-    }
-
-    /// The `name=value` items of a form body as written (a `name` without `=` has no value).
-    private static func formItems(_ text: String) -> [(rawName: String, rawValue: String?)] {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { item in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
-        }
-    }
-
-    /// A form name or value decoded: `+` is a space, then percent-escapes.
-    private static func decodeFormComponent(_ text: String) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
-    }
-
-    private static func collectSecrets(in json: JSON, under secret: Bool, into values: inout [String]) {
-        switch json {
-        case .object(let object):
-            for (key, value) in object {
-                collectSecrets(in: value, under: secret || isSecret(name: key), into: &values)
-            }
-        case .array(let array):
-            for value in array { collectSecrets(in: value, under: secret, into: &values) }
-        case .string(let text) where secret: values.append(text)
-        default: break
-        }
+        return copy
     }
 
     /// `text` with every occurrence of `secrets` replaced by ``mask``.
     static func masking(_ secrets: [String], in text: String) -> String {
+        guard !secrets.isEmpty else { return text }
         var text = text
         let variants = secrets + secrets.map { $0.replacingOccurrences(of: "/", with: "\\/") }
-        for secret in variants.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+        for secret in variants.sorted(by: { $0.count > $1.count }) where secret.count >= 4 && text.contains(secret) {
             text = text.replacingOccurrences(of: secret, with: mask)
         }
         return text
-    }
-
-    /// The body of `request` as it is logged: redacted text, or for a multipart body only its
-    /// size (its fields may hold secrets and its files are binary).
-    static func loggedBody(of request: URLRequest) -> String? {
-        guard let body = request.httpBody else { return nil }
-        if let type = request.value(forHTTPHeaderField: "Content-Type"), type.lowercased().hasPrefix("multipart/") {
-            return "<multipart body, \(body.count) bytes>"
-        }
-        return redact(body: body)
     }
 
     /// `request` as a `curl` command line with credentials redacted.
@@ -188,7 +153,8 @@ public enum LogRedactor {
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, value: $0.value)
         }
-        for header in redact(headers: headers) {
+        let secrets = secretValues(headers: headers, url: request.url, body: request.httpBody)
+        for header in redact(headers: headers, secrets: secrets) {
             parts.append("-H")
             parts.append(quote("\(header.name): \(header.value)"))
         }

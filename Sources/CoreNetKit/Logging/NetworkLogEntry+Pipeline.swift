@@ -17,28 +17,30 @@ extension NetworkLogEntry {
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, value: $0.value)
         }
+        let secrets = LogRedactor.secretValues(headers: headers, url: request.url, body: request.httpBody)
         return NetworkLogEntry(
             kind: .request, requestId: id, method: request.httpMethod ?? "GET",
             url: LogRedactor.redact(url: request.url),
             statusCode: nil, duration: nil, bytes: request.httpBody?.count,
-            headers: LogRedactor.redact(headers: headers),
+            headers: LogRedactor.redact(headers: headers, secrets: secrets),
             body: bodies ? LogRedactor.loggedBody(of: request) : nil, error: nil, curl: LogRedactor.curl(request))
     }
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
-        // A response that reflects the request (an echo, an error quoting it) must not undo its redaction.
-        // `response.request` builds a URLRequest on each read: read the sent values instead, and
-        // build one only when a body is logged and its secrets must be masked.
+        // A response that reflects the request (an echo, an error quoting it) must not undo its
+        // redaction: what the request sent is masked in the response's headers and body too.
+        // `response.request` builds a URLRequest on each read: read the sent values instead.
         let sent = response.transportRequest
+        let secrets = LogRedactor.secretValues(of: sent)
         let body =
             bodies
-            ? LogRedactor.masking(
-                LogRedactor.secretValues(of: sent.urlRequest), in: LogRedactor.redact(body: response.data)) : nil
+            ? LogRedactor.redact(body: response.data, contentType: response.headers["Content-Type"], secrets: secrets)
+            : nil
         return NetworkLogEntry(
             kind: .response, requestId: id, method: sent.method.rawValue,
             url: LogRedactor.redact(url: sent.url), statusCode: response.statusCode,
             duration: response.duration,
-            bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields),
+            bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields, secrets: secrets),
             body: body, error: nil, curl: nil)
     }
 

@@ -13,11 +13,14 @@ public struct MonitoredRequest: Sendable, Hashable {
     public let id: String
     /// The method.
     public let method: HTTPMethod
-    /// The URL as the request describes it (base and relative URL), secret-like query items
-    /// redacted.
+    /// The URL the request is sent to — the base URL with its path, the relative URL with its
+    /// query, the `.query` parameters and, from the prepared request on, the preparators' query
+    /// items — with secret-like query items and passwords redacted. Events before the
+    /// preparators ran (the start) show it without their items; a request whose URL cannot be
+    /// built shows its base and relative URL.
     public let url: String
-    /// The host the request goes to (its base URL's), `"-"` when it has none: read it here
-    /// rather than from ``url``, whose redaction may not parse as a URL.
+    /// The host the request goes to, `"-"` when it has none: read it here rather than from
+    /// ``url``, whose redaction may not parse as a URL.
     public let host: String
 }
 

@@ -18,28 +18,51 @@ final class RequestMonitoring: Sendable {
         var attempts = 0
         /// Per chain index (the transport last): the time spent inside, later stages included.
         var inclusive: [Duration]
+        /// What the events are about; its URL becomes the one sent once the request is prepared.
+        var request: MonitoredRequest
     }
 
     let monitors: [any NetworkEventMonitor]
-    let request: MonitoredRequest
+    /// The request as the next event reports it.
+    var request: MonitoredRequest { state.withLock { $0.request } }
     private let stageNames: [String]
     /// Where the request's durations are read: the configuration's clock.
     private let clock: any NetworkClock
     private let started: any InstantProtocol<Swift.Duration>
     private let state: Locked<State>
 
+    /// Creates the monitoring of `request`, whose URL the events report as
+    /// ``ServerRequest/url(encoder:)`` decides it (with `encoder`, the configuration's) until
+    /// ``prepared(_:encoder:)`` or ``sending(to:)`` tell the URL of the prepared request.
     init(
         monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor],
-        clock: any NetworkClock
+        clock: any NetworkClock, encoder: JSONEncoder
     ) {
         self.monitors = monitors
         self.clock = clock
         self.started = clock.now
-        let url = URL(string: request.relativeUrl, relativeTo: request.baseUrl)?.absoluteURL ?? request.baseUrl
-        self.request = MonitoredRequest(
-            id: id, method: request.method, url: LogRedactor.redact(url: url), host: request.baseUrl.host ?? "-")
+        let monitored = MonitoredRequest(
+            id: id, method: request.method, url: request.reportedURL(encoder: encoder),
+            host: (try? request.url(encoder: encoder))?.host ?? request.baseUrl.host ?? "-")
         self.stageNames = interceptors.map { String(describing: type(of: $0)) } + ["transport"]
-        self.state = Locked(State(inclusive: Array(repeating: .zero, count: interceptors.count + 1)))
+        self.state = Locked(
+            State(inclusive: Array(repeating: .zero, count: interceptors.count + 1), request: monitored))
+    }
+
+    /// The preparators ran: later events report the URL of `request` as it now is.
+    func prepared(_ request: ServerRequest, encoder: JSONEncoder) {
+        guard let url = try? request.url(encoder: encoder) else { return }
+        sending(to: url)
+    }
+
+    /// The request goes to `url`: this and later events report it (redacted).
+    func sending(to url: URL) {
+        let reported = LogRedactor.redact(url: url)
+        state.withLock { state in
+            guard state.request.url != reported else { return }
+            let old = state.request
+            state.request = MonitoredRequest(id: old.id, method: old.method, url: reported, host: url.host ?? old.host)
+        }
     }
 
     /// Hands `event` to every monitor on its queue; never waits for it.
@@ -82,18 +105,8 @@ final class RequestMonitoring: Sendable {
     }
 
     /// `request` as a monitor may see it: credentials and secret-like query items redacted,
-    /// no body.
+    /// no body (``LogRedactor/redact(request:)``).
     static func redacted(_ request: URLRequest) -> URLRequest {
-        var copy = request
-        copy.httpBody = nil
-        if let url = request.url, let redacted = URL(string: LogRedactor.redact(url: url)) {
-            copy.url = redacted
-        } else if let url = request.url {
-            copy.url = URL(string: url.absoluteString.components(separatedBy: "?")[0])
-        }
-        for (name, _) in request.allHTTPHeaderFields ?? [:] where LogRedactor.isSecret(header: name) {
-            copy.setValue(LogRedactor.mask, forHTTPHeaderField: name)
-        }
-        return copy
+        LogRedactor.redact(request: request)
     }
 }

@@ -86,6 +86,8 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
             outbox.append(.page(loaded.page))
             result = .success(loaded.page)
         case .failure(let error):
+            // A server that repeats a cursor would be paged forever: that failure ends the paging.
+            if (error as? BaseServerError)?.code == .repeatedCursor { hasMore = false }
             outbox.append(.failure(error))
             result = .failure(error)
         case .cancelled:

@@ -18,7 +18,9 @@ import Dispatch
 /// - At most one page loads at a time. ``moveNext()`` while a page loads, or after the last
 ///   page, requests nothing and returns `false`.
 /// - A page that fails is reported through ``onError(_:)`` and leaves the position where it
-///   was: the next ``moveNext()`` asks for the same page again.
+///   was: the next ``moveNext()`` asks for the same page again — except a failure with
+///   ``BaseServerError/Code-swift.struct/repeatedCursor`` (a server that loops, see
+///   ``CursorPaginator``), which ends the paging: ``canMoveNext`` turns `false`.
 /// - ``reset(to:)`` and ``cancel()`` cancel the page in flight; its result is never delivered.
 ///   After ``reset(to:)`` no event decided before it is delivered either.
 /// - Releasing the paginator cancels the page in flight.

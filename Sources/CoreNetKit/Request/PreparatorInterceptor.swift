@@ -24,6 +24,7 @@ public struct PreparatorInterceptor: Interceptor {
         for preparator in preparators {
             prepared = try await preparator.prepare(prepared)
         }
+        next.exchange.monitoring?.prepared(prepared, encoder: next.exchange.configuration.encoder)
         return try await next.proceed(prepared)
     }
 }

@@ -24,7 +24,7 @@ enum RequestEncoder {
         let body = parts.body
         let contentType = parts.contentType
         let multipart = parts.multipart
-        let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: parts.query)
+        let url = try url(of: request, query: parts.query)
         for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
             throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
         }
@@ -57,10 +57,14 @@ enum RequestEncoder {
         return encoded
     }
 
-    /// The URL `request` is sent to, with the query its parameters add: what the cache keys on.
+    /// The URL `request` is sent to, with the query its parameters add: what the transport
+    /// sends, the cache keys on and every report shows (``ServerRequest/url(encoder:)``).
     static func url(of request: ServerRequest, encoder: JSONEncoder) throws -> URL {
-        let query = try parts(of: request, encoder: encoder).query
-        return try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
+        try url(of: request, query: parts(of: request, encoder: encoder).query)
+    }
+
+    private static func url(of request: ServerRequest, query: [(String, String)]) throws -> URL {
+        try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
     }
 
     private struct Parts {

@@ -17,7 +17,8 @@ enum URLBuilder {
     static func url(base: URL, relative: String, query: [(String, String)]) throws -> URL {
         if relative.hasPrefix("//") || hasScheme(relative) {
             throw BaseServerError.invalidRequest(
-                "the relative URL \"\(relative)\" may not change the scheme or host of \(base.absoluteString)")
+                "the relative URL \"\(LogRedactor.redact(urlText: relative))\" may not change the scheme or host of "
+                    + LogRedactor.redact(url: base))
         }
         var baseString = base.absoluteString
         var baseQuery: Substring?
@@ -37,7 +38,7 @@ enum URLBuilder {
             joined += encode(query)
         }
         guard let url = URL(string: joined), url.scheme != nil, url.host != nil else {
-            throw BaseServerError.invalidRequest("\"\(joined)\" is not a valid URL")
+            throw BaseServerError.invalidRequest("\"\(LogRedactor.redact(urlText: joined))\" is not a valid URL")
         }
         return url
     }

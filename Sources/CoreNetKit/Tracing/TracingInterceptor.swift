@@ -25,7 +25,9 @@ import Tracing
 ///
 /// **The span.** Named after the method (`GET`), of kind `client`, a child of
 /// `ServiceContext.current` (the caller's span, if any). Attributes, by the OpenTelemetry HTTP
-/// client conventions: `http.request.method`, `url.full` (secrets redacted as in logs),
+/// client conventions: `http.request.method`, `url.full` (the URL sent: base path, relative URL,
+/// `.query` parameters and, from the first attempt on, the preparators' query items; secrets
+/// redacted as in logs),
 /// `server.address`, `server.port`, `http.response.status_code` and
 /// `http.request.resend_count` (sends after the first, retries and replays). An error that
 /// ends the request is recorded on the span (`recordError`), its status set to `error` and
@@ -33,8 +35,10 @@ import Tracing
 /// `error.type` `cancelled` and no error status.
 ///
 /// **Propagation.** The span's context is injected into the request headers with the tracer's
-/// injector on every attempt: with a W3C tracer (swift-otel), the `traceparent` and
-/// `tracestate` headers. The rest of the chain and the transport run with
+/// injector on every attempt: with a W3C tracer (swift-otel's `OTelTracer`), the `traceparent`
+/// and `tracestate` headers. swift-distributed-tracing's `InMemoryTracer` (the
+/// `InMemoryTracing` module, for tests) injects its own headers instead (`in-memory-trace-id`,
+/// `in-memory-span-id`), never `traceparent`: to see `traceparent`, use a W3C tracer. The rest of the chain and the transport run with
 /// `ServiceContext.current` set to the span's context.
 ///
 /// **Events.** Each send is an event `http.attempt` (`corenetkit.attempt`, the retry stage's
@@ -80,11 +84,8 @@ public struct TracingInterceptor: Interceptor {
         let tracer = tracer ?? InstrumentationSystem.tracer
         let span = tracer.startSpan(
             request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client)
-        let url = URL(string: request.relativeUrl, relativeTo: request.baseUrl)?.absoluteURL ?? request.baseUrl
         span.attributes["http.request.method"] = request.method.rawValue
-        span.attributes["url.full"] = LogRedactor.redact(url: url)
-        if let host = url.host { span.attributes["server.address"] = host }
-        if let port = url.port ?? Self.defaultPort(url.scheme) { span.attributes["server.port"] = port }
+        Self.describe(request, on: span, encoder: next.exchange.configuration.encoder)
         let trace = RequestTrace(span: span, tracer: tracer)
         var request = request
         trace.inject(into: &request.headers)
@@ -119,6 +120,8 @@ public struct TracingInterceptor: Interceptor {
         attributes["corenetkit.attempt"] = request.attempt
         if replay { attributes["corenetkit.replay"] = true }
         trace.span.addEvent(SpanEvent(name: "http.attempt", attributes: attributes))
+        // The request as it is sent: its URL now has the preparators' query items.
+        Self.describe(request, on: trace.span, encoder: next.exchange.configuration.encoder)
         trace.inject(into: &request.headers)
         do {
             let response = try await next.proceed(request)
@@ -134,6 +137,15 @@ public struct TracingInterceptor: Interceptor {
             trace.span.addEvent(SpanEvent(name: "http.failure", attributes: attributes))
             throw error
         }
+    }
+
+    /// Sets `url.full` (redacted), `server.address` and `server.port` from the URL `request`
+    /// is sent to (``ServerRequest/url(encoder:)``).
+    private static func describe(_ request: ServerRequest, on span: any Span, encoder: JSONEncoder) {
+        span.attributes["url.full"] = request.reportedURL(encoder: encoder)
+        let url = (try? request.url(encoder: encoder)) ?? request.baseUrl
+        if let host = url.host { span.attributes["server.address"] = host }
+        if let port = url.port ?? Self.defaultPort(url.scheme) { span.attributes["server.port"] = port }
     }
 
     private static func defaultPort(_ scheme: String?) -> Int? {

@@ -38,6 +38,9 @@ final class TaskState: @unchecked Sendable {
     /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
     /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
     var declinedChallenge = false
+    /// Set (from libcurl's thread) when libcurl asked to send the body again because the
+    /// connection was dropped: the task then ends in `networkConnectionLost`.
+    let connectionDropped = Locked(false)
 
     init(
         request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate,
@@ -147,7 +150,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         guard let state = states.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         defer { state.completed() }
         // A declined challenge ends the task as cancelled; its 401 was received and is the answer.
-        let error = state.declinedChallenge && state.response != nil ? nil : error
+        var error = state.declinedChallenge && state.response != nil ? nil : error
+        if error != nil, state.connectionDropped.withLock({ $0 }) { error = URLError(.networkConnectionLost) }
         if state.continuation != nil, error == nil, let http = state.response ?? task.response as? HTTPURLResponse {
             state.deliverHead(http, task: task)
         }
@@ -218,8 +222,13 @@ enum FoundationFault {
         case .badServerResponse where state.response == nil:
             // libcurl's "Empty reply from server": the connection closed before any response.
             code = .networkConnectionLost
-        case .unsupportedURL where state.response == nil && detail.contains("http/0.9"):
-            // A status line that is not HTTP ("Received HTTP/0.9 when not allowed").
+        case .unsupportedURL where state.response == nil && isHTTP(state.request.url):
+            // The URL was sent, so libcurl's "unsupported" is about the response: a status line
+            // that is not HTTP ("Received HTTP/0.9 when not allowed", "Unsupported HTTP version in
+            // response", "Unsupported response code in HTTP response").
+            code = .cannotParseResponse
+        case .unknown where state.response == nil && detail.contains("failed writing header"):
+            // FoundationNetworking refused a status line it could not parse (`HTTP/2 200`).
             code = .cannotParseResponse
         case .unknown where state.response != nil:
             // The body ended early ("transfer closed with n bytes remaining") or was malformed
@@ -231,5 +240,10 @@ enum FoundationFault {
             return error
         }
         return URLError(code, userInfo: [NSUnderlyingErrorKey: urlError])
+    }
+
+    private static func isHTTP(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
     }
 }

@@ -19,7 +19,8 @@ import FoundationNetworking
 /// and on Linux at most 4 connections per host, which keeps libcurl from dropping and
 /// reopening connections under load. Cancelling the awaiting Task cancels the
 /// `URLSessionTask`. On a redirect to another origin the `Authorization`,
-/// `Proxy-Authorization` and `Cookie` headers are removed.
+/// `Proxy-Authorization` and `Cookie` headers are removed. The session keeps no cookies of its
+/// own (see ``NetworkConfiguration/cookieStorage``), as `AsyncHTTPClientTransport` keeps none.
 ///
 /// ## Connections per host and the timeout
 ///
@@ -79,6 +80,18 @@ import FoundationNetworking
 /// - Its own errors for a dropped connection, a body cut short, a non-HTTP status line and bad
 ///   chunking are normalised by this transport to the `URLError` codes Apple's URLSession and
 ///   `AsyncHTTPClientTransport` use, so the same fault gives the same ``BaseServerError`` code.
+///   A status line libcurl rejects (`HELLO`, `HTTP/1.1 abc OK`, `HTTP/3.0 200`, `HTTP/2 200`)
+///   reads "The server sent a response that is not valid HTTP.", never "The request's URL is not
+///   valid.".
+/// - libcurl resends a request without a body by itself when the kept-alive connection it reused
+///   is found dead before any response byte arrived: the server may see more copies of a `GET`
+///   than ``RetryPolicy/maximumAttempts`` allows (up to 8 copies with `maximumAttempts: 3`).
+///   CoreNetKit cannot stop it.
+/// - For a request with a body (`POST`) on such a connection, FoundationNetworking resends the
+///   head without the body and the request waited out its whole timeout (8.0 s of an 8 s
+///   timeout, measured), where AsyncHTTPClient reports the dropped connection at once. This
+///   transport cancels that resend and ends the request in
+///   ``BaseServerError/Code-swift.struct/connectionLost`` at once, as AsyncHTTPClient does.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
@@ -105,11 +118,12 @@ public final class URLSessionTransport: Transport {
     }
 
     /// The configuration CoreNetKit uses when none is given: no URL cache, cache policy
-    /// `.reloadIgnoringLocalCacheData`, a 60 s request timeout and, on Linux, at most 4
-    /// connections per host.
+    /// `.reloadIgnoringLocalCacheData`, no cookies (see ``init(configuration:maximumConnectionsPerHost:bodyBufferLimit:)``),
+    /// a 60 s request timeout and, on Linux, at most 4 connections per host.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
+        turnCookiesOff(configuration)
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = 60
         #if canImport(FoundationNetworking)
@@ -121,7 +135,11 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport over a new session with `configuration`.
     ///
     /// - Parameters:
-    ///   - configuration: The session's configuration.
+    ///   - configuration: The session's configuration. Its cookie settings are replaced: the
+    ///     session neither stores nor sends cookies (`httpCookieStorage = nil`,
+    ///     `httpShouldSetCookies = false`, `httpCookieAcceptPolicy = .never`), so that cookies
+    ///     behave the same on every transport; set ``NetworkConfiguration/cookieStorage`` to keep
+    ///     them.
     ///   - maximumConnectionsPerHost: At most this many requests per host are in the session at
     ///     once (and the session's `httpMaximumConnectionsPerHost` is set to it); further requests
     ///     wait in the transport, outside their timeout. `nil` leaves queueing to the session,
@@ -136,6 +154,7 @@ public final class URLSessionTransport: Transport {
         precondition(bodyBufferLimit > 0, "bodyBufferLimit must be positive")
         self.bodyBufferLimit = bodyBufferLimit
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        Self.turnCookiesOff(configuration)
         if let maximumConnectionsPerHost {
             precondition(maximumConnectionsPerHost > 0, "maximumConnectionsPerHost must be positive")
             configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
@@ -147,6 +166,14 @@ public final class URLSessionTransport: Transport {
         queue.name = "CoreNetKit.URLSessionTransport"
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    /// The session keeps no cookie jar of its own: cookies are the pipeline's, the same on every
+    /// transport (``NetworkConfiguration/cookieStorage``).
+    private static func turnCookiesOff(_ configuration: URLSessionConfiguration) {
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
     }
 
     deinit {
@@ -192,6 +219,7 @@ public final class URLSessionTransport: Transport {
             release?()
             throw error
         }
+        task.routeBodyRewind(to: delegate)
         let box = TaskBox(task: task, gate: CancelGate())
         let bufferLimit = bodyBufferLimit
         let spooledFile = spooled

@@ -121,7 +121,7 @@ import Testing
 }
 
 /// A ``LoggingEventMonitor`` on a queue of its own, writing to an in-memory handler.
-private struct MonitorLog {
+struct MonitorLog {
     let handler = InMemoryLogHandler()
     let monitor: LoggingEventMonitor
 

@@ -78,7 +78,7 @@ import Testing
 }
 
 /// A ``MetricsEventMonitor`` on a queue of its own, recording into swift-metrics' test backend.
-private struct MonitorMetrics {
+struct MonitorMetrics {
     let backend = TestMetrics()
     let monitor: MetricsEventMonitor
     let base = [("http.request.method", "GET"), ("server.address", "127.0.0.1")]

@@ -78,4 +78,66 @@ import Testing
             #expect(log.pages.flatMap(\.items).map(\.id) == Array((1...40).reversed()))
         }
     }
+
+    @Test(arguments: [
+        (sequence: "A,B", pages: [nil, "A"] as [String?]),
+        (sequence: "A", pages: [nil]),
+    ])
+    func aServerThatRepeatsACursorOfThisRunStopsWithRepeatedCursor(sequence: String, pages: [String?]) async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let paginator = server.loopingPaginator(configuration, sequence: sequence)
+            let log = PageLog(paginator, expectQueue: configuration.callbackQueue)
+
+            var steps = 0
+            while paginator.canMoveNext, steps < 10 {
+                steps += 1
+                #expect(paginator.moveNext())
+                try await log.waitForEvents(steps)
+            }
+
+            #expect(log.pages.map(\.cursor) == pages)
+            #expect(log.errors.count == 1)
+            #expect((log.errors.first as? BaseServerError)?.code == .repeatedCursor, "\(log.errors)")
+            #expect(!paginator.canMoveNext)
+            #expect(!paginator.moveNext())
+            // The page that repeats a cursor was requested, but is not delivered.
+            #expect(server.hits("GET", "/cursor-loop") == pages.count + 1)
+        }
+    }
+
+    @Test func pagesThrowRepeatedCursorAndAResetStartsANewRun() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let paginator = server.loopingPaginator(configuration, sequence: "A,B")
+            var cursors: [String?] = []
+
+            await #expect(throws: BaseServerError.self) {
+                for try await page in paginator.pages { cursors.append(page.cursor) }
+            }
+            paginator.reset()
+            var again: [String?] = []
+            do {
+                for try await page in paginator.pages { again.append(page.cursor) }
+            } catch let error as BaseServerError {
+                #expect(error.code == .repeatedCursor)
+            }
+
+            #expect(cursors == [nil, "A"])
+            #expect(again == [nil, "A"])
+        }
+    }
+}
+
+extension TestServer {
+    /// A cursor paginator over `/cursor-loop`, whose cursors repeat as `sequence` says.
+    func loopingPaginator(_ configuration: NetworkConfiguration, sequence: String) -> CursorPaginator<Item> {
+        CursorPaginator(queue: configuration.callbackQueue) { cursor in
+            var query: [String: QueryValue] = ["sequence": .string(sequence)]
+            if let cursor { query["cursor"] = .string(cursor) }
+            return TestRequest<FeedPage>(configuration: configuration) { [query] in
+                self.get("/cursor-loop", parameters: .query(query))
+            }.perform()
+        }
+    }
 }

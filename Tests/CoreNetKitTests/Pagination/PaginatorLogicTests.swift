@@ -144,9 +144,8 @@ import Testing
         (cursor: nil as String?, next: "41" as String?, expected: "41" as String?),
         (cursor: "41", next: nil, expected: nil),
         (cursor: "41", next: "", expected: nil),
-        (cursor: "41", next: "41", expected: nil),
     ])
-    func cursorPagingEndsOnANilEmptyOrRepeatedNextCursor(cursor: String?, next: String?, expected: String?) {
+    func cursorPagingEndsOnANilOrEmptyNextCursor(cursor: String?, next: String?, expected: String?) {
         let response = CursorResponse(items: [1, 2], nextCursor: next)
 
         let loaded = CursorPaginator<Int>.loaded(response, cursor: cursor)
@@ -155,6 +154,58 @@ import Testing
         #expect(loaded.hasMore == (expected != nil))
         #expect(loaded.page.cursor == cursor)
         #expect(loaded.page.isLast == (expected == nil))
+    }
+}
+
+@Suite struct CursorHistoryTests {
+    @Test func aCursorGivenTwiceInARunIsARepeatButTheSamePageReadAgainIsNot() {
+        var history = CursorHistory()
+        history.restart(at: nil)
+        let run = history.run
+
+        let accepted = [
+            history.accept("A", at: nil, inRun: run),
+            history.accept("A", at: nil, inRun: run),  // the cached answer, then the server's
+            history.accept("B", at: "A", inRun: run),
+            history.accept("A", at: "B", inRun: run),
+            history.accept("B", at: "B", inRun: run),
+        ]
+
+        #expect(accepted == [true, true, true, false, false])
+    }
+
+    @Test func aNewRunForgetsTheCursorsAndIgnoresResultsOfTheOldOne() {
+        var history = CursorHistory()
+        history.restart(at: "S")
+        let old = history.run
+        let repeatedStart = history.accept("S", at: "S", inRun: old)
+
+        history.restart(at: nil)
+        let inNewRun = history.accept("S", at: nil, inRun: history.run)
+        let fromOldRun = history.accept("S", at: "S", inRun: old)
+
+        #expect(!repeatedStart)
+        #expect(inNewRun)
+        #expect(fromOldRun)
+    }
+
+    @Test func atMostTheLimitOfCursorsIsRemembered() {
+        var history = CursorHistory()
+        history.restart(at: nil)
+        let run = history.run
+        var previous: String?
+        var allAccepted = true
+        for index in 0...CursorHistory.limit {
+            allAccepted = history.accept("c\(index)", at: previous, inRun: run) && allAccepted
+            previous = "c\(index)"
+        }
+
+        let oldestForgotten = history.accept("c0", at: previous, inRun: run)
+        let newestKept = history.accept("c\(CursorHistory.limit)", at: "c0", inRun: run)
+
+        #expect(allAccepted)
+        #expect(oldestForgotten)
+        #expect(!newestKept)
     }
 }
 

@@ -1,0 +1,203 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bodies: the one entry point every logged body goes through.
+extension LogRedactor {
+    /// The most text a logged body shows.
+    static let bodyLimit = 4096
+
+    /// `body` as text with token-like JSON fields, form fields and `multipart/form-data` fields
+    /// replaced; any other body is returned as text, cut at 4 KiB.
+    public static func redact(body: Data) -> String {
+        redact(body: body, contentType: nil, secrets: [])
+    }
+
+    /// `body` as it may be logged: a multipart body (named by `contentType`, or recognised by its
+    /// first line) as its parts, secret-named ones masked and files by size only; JSON with
+    /// token-like members masked; a form with token-like fields masked; other text cut at 4 KiB.
+    /// Then every value of `secrets` (what the request sent) is masked wherever it appears.
+    static func redact(body: Data, contentType: String?, secrets: [String]) -> String {
+        let text: String
+        if let boundary = multipartBoundary(contentType: contentType, body: body) {
+            text = redact(multipart: body, boundary: boundary, secrets: secrets)
+        } else if let json = try? JSON(data: body), let data = try? redact(json: json).encoded() {
+            text = String(decoding: data, as: UTF8.self)
+        } else if let form = redact(form: body) {
+            text = form
+        } else {
+            let prefix = String(decoding: body.prefix(bodyLimit), as: UTF8.self)
+            text = body.count > bodyLimit ? prefix + "…" : prefix
+        }
+        return masking(secrets, in: text)
+    }
+
+    /// `body` with the values of token-like fields replaced, when it reads as a form body
+    /// (`name=value&name=value`, no whitespace); `nil` otherwise. A body that looks like a form
+    /// is redacted whatever its `Content-Type` says, so a mislabelled form never leaks.
+    static func redact(form body: Data) -> String? {
+        guard !body.isEmpty, body.count <= 1 << 20 else { return nil }
+        let text = String(decoding: body, as: UTF8.self)
+        guard text.contains("="), !text.contains(where: { $0.isWhitespace }) else { return nil }
+        let redacted = formItems(text).map { item -> String in
+            guard item.rawValue != nil, isSecret(name: decodeFormComponent(item.rawName)) else {
+                return item.rawName + (item.rawValue.map { "=" + $0 } ?? "")
+            }
+            return item.rawName + "=" + mask
+        }.joined(separator: "&")
+        return redacted.count > bodyLimit ? String(redacted.prefix(bodyLimit)) + "…" : redacted
+    }
+
+    static func redact(json: JSON) -> JSON {
+        switch json {
+        case .object(let object):
+            var result: [String: JSON] = [:]
+            for (key, value) in object {
+                result[key] = isSecret(name: key) ? .string(mask) : redact(json: value)
+            }
+            return .object(result)
+        case .array(let array): return .array(array.map(redact(json:)))
+        default: return json
+        }
+    }
+
+    /// The body of `request` as it is logged: redacted text, or for a multipart body only its
+    /// size (its files are binary and may be large).
+    static func loggedBody(of request: URLRequest) -> String? {
+        guard let body = request.httpBody else { return nil }
+        if let type = request.value(forHTTPHeaderField: "Content-Type"), type.lowercased().hasPrefix("multipart/") {
+            return "<multipart body, \(body.count) bytes>"
+        }
+        return redact(body: body)
+    }
+
+    // MARK: Multipart
+
+    /// The boundary of a multipart body: the `boundary` parameter of a `multipart/…` content
+    /// type, or else the first line of a body that starts with `--<boundary>` and a line break.
+    static func multipartBoundary(contentType: String?, body: Data) -> String? {
+        if let contentType, contentType.lowercased().hasPrefix("multipart/") {
+            for parameter in contentType.split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                if pair.count == 2, pair[0].lowercased() == "boundary" {
+                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+            }
+        }
+        guard body.starts(with: [UInt8(ascii: "-"), UInt8(ascii: "-")]),
+            let end = body.prefix(200).firstIndex(of: UInt8(ascii: "\r"))
+        else { return nil }
+        let line = String(decoding: body[body.startIndex + 2..<end], as: UTF8.self)
+        return line.isEmpty || line.contains(" ") ? nil : line
+    }
+
+    /// A multipart body as one line per part: `name="…"` with the value masked when the name is
+    /// secret, shown (redacted as a body of its own type) when it is text, or as its size.
+    private static func redact(multipart body: Data, boundary: String, secrets: [String]) -> String {
+        var lines: [String] = []
+        for part in multipartParts(body, boundary: boundary) {
+            var line = "[part name=\"\(part.name ?? "")\""
+            if let filename = part.filename { line += " filename=\"\(filename)\"" }
+            if let type = part.contentType { line += " type=\"\(type)\"" }
+            line += "] "
+            if let name = part.name, isSecret(name: name) {
+                line += mask
+            } else if part.filename == nil, part.isText, let text = String(validating: part.content, as: UTF8.self) {
+                line += redact(body: Data(text.utf8), contentType: part.contentType, secrets: secrets)
+            } else {
+                line += "<\(part.content.count) bytes>"
+            }
+            lines.append(line)
+        }
+        let text = lines.joined(separator: "\n")
+        return text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "…" : text
+    }
+
+    /// One part of a multipart body, as far as a log needs it.
+    struct LoggedPart {
+        var name: String?
+        var filename: String?
+        var contentType: String?
+        var content: [UInt8]
+        var isText: Bool {
+            guard let contentType = contentType?.lowercased() else { return true }
+            return contentType.hasPrefix("text/") || contentType.contains("json") || contentType.contains("form")
+        }
+    }
+
+    /// The parts of a multipart body: what lies between `--boundary` delimiters, split into
+    /// headers and content at the first empty line. A body that does not parse gives no parts.
+    static func multipartParts(_ body: Data, boundary: String) -> [LoggedPart] {
+        let bytes = [UInt8](body.prefix(1 << 20))
+        let delimiter = Array("--\(boundary)".utf8)
+        var starts: [Int] = []
+        var index = 0
+        while index + delimiter.count <= bytes.count {
+            if bytes[index] == delimiter[0], Array(bytes[index..<index + delimiter.count]) == delimiter {
+                starts.append(index)
+                index += delimiter.count
+            } else {
+                index += 1
+            }
+        }
+        var parts: [LoggedPart] = []
+        for (position, start) in starts.enumerated() where position + 1 < starts.count {
+            var chunk = Array(bytes[start + delimiter.count..<starts[position + 1]])
+            if chunk.starts(with: [13, 10]) { chunk.removeFirst(2) }
+            if chunk.count >= 2, chunk[chunk.count - 2] == 13, chunk[chunk.count - 1] == 10 { chunk.removeLast(2) }
+            let head: String
+            var part: LoggedPart
+            if chunk.starts(with: [13, 10]) {  // no headers: the content follows the blank line
+                head = ""
+                part = LoggedPart(content: Array(chunk.dropFirst(2)))
+            } else if let split = headerEnd(chunk) {
+                head = String(decoding: chunk[..<split], as: UTF8.self)
+                part = LoggedPart(content: Array(chunk[(split + 4)...]))
+            } else {
+                continue
+            }
+            for line in head.components(separatedBy: "\r\n") {
+                let lower = line.lowercased()
+                if lower.hasPrefix("content-disposition:") {
+                    part.name = parameter("name", in: line)
+                    part.filename = parameter("filename", in: line)
+                } else if lower.hasPrefix("content-type:") {
+                    part.contentType = String(line.dropFirst("content-type:".count)).trimmingCharacters(
+                        in: .whitespaces)
+                }
+            }
+            parts.append(part)
+        }
+        return parts
+    }
+
+    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index..<index + 4].elementsEqual([13, 10, 13, 10]) {
+            return index
+        }
+        return nil
+    }
+
+    /// The quoted or bare value of `name=` in a header line (`name="password"`).
+    private static func parameter(_ name: String, in line: String) -> String? {
+        for piece in line.split(separator: ";").dropFirst() {
+            let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == name else { continue }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return nil
+    }
+}

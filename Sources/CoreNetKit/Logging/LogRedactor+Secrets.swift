@@ -1,0 +1,105 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The secret values a request sent, so that a response echoing one has it masked.
+extension LogRedactor {
+    /// The secret values of a request: the values of credential header fields (and the
+    /// credential after an authentication scheme, and each cookie's value), of token-like query
+    /// items, and of token-like JSON, form and `multipart/form-data` fields of its body (the body
+    /// kept in memory; a body streamed from a file is not read). Values shorter than 4
+    /// characters are left out: masking them would mask unrelated text.
+    static func secretValues(headers: [(name: String, value: String)], url: URL?, body: Data?) -> [String] {
+        var values: [String] = []
+        var contentType: String?
+        for field in headers {
+            if field.name.caseInsensitiveCompare("Content-Type") == .orderedSame { contentType = field.value }
+            guard carriesCredential(name: field.name, value: field.value, secrets: []) else { continue }
+            values.append(field.value)
+            if let space = field.value.firstIndex(of: " ") {
+                values.append(String(field.value[field.value.index(after: space)...]))
+            }
+            if field.name.lowercased().hasSuffix("cookie") {
+                for pair in field.value.split(separator: ";") {
+                    guard let equals = pair.firstIndex(of: "=") else { continue }
+                    values.append(String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+                }
+            }
+        }
+        if let url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
+        }
+        if let body { values += secretValues(body: body, contentType: contentType) }
+        return values.filter { $0.count >= 4 && $0 != mask }
+    }
+
+    /// The values of token-like fields in a JSON, form or multipart body.
+    static func secretValues(body: Data, contentType: String?) -> [String] {
+        var values: [String] = []
+        if let boundary = multipartBoundary(contentType: contentType, body: body) {
+            for part in multipartParts(body, boundary: boundary) {
+                guard let name = part.name, let text = String(validating: part.content, as: UTF8.self) else {
+                    continue
+                }
+                if isSecret(name: name) {
+                    values.append(text)
+                } else if part.filename == nil {
+                    values += secretValues(body: Data(text.utf8), contentType: part.contentType)
+                }
+            }
+        } else if let json = try? JSON(data: body) {
+            collectSecrets(in: json, under: false, into: &values)
+        } else if body.count <= 1 << 20 {
+            for item in formItems(String(decoding: body, as: UTF8.self)) {
+                guard let raw = item.rawValue, isSecret(name: decodeFormComponent(item.rawName)) else { continue }
+                values.append(raw)
+                values.append(decodeFormComponent(raw))
+            }
+        }
+        return values
+    }
+
+    /// The secret values `request` carries (see ``secretValues(headers:url:body:)``).
+    static func secretValues(of request: TransportRequest) -> [String] {
+        secretValues(
+            headers: request.headers.fields, url: request.url, body: request.body.data)
+    }
+
+    /// The `name=value` items of a form body as written (a `name` without `=` has no value).
+    static func formItems(_ text: String) -> [(rawName: String, rawValue: String?)] {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
+        }
+    }
+
+    /// A form name or value decoded: `+` is a space, then percent-escapes.
+    static func decodeFormComponent(_ text: String) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    private static func collectSecrets(in json: JSON, under secret: Bool, into values: inout [String]) {
+        switch json {
+        case .object(let object):
+            for (key, value) in object {
+                collectSecrets(in: value, under: secret || isSecret(name: key), into: &values)
+            }
+        case .array(let array):
+            for value in array { collectSecrets(in: value, under: secret, into: &values) }
+        case .string(let text) where secret: values.append(text)
+        case .int(let number) where secret: values.append(String(number))
+        default: break
+        }
+    }
+}

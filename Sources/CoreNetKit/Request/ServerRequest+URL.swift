@@ -1,0 +1,32 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The URL of a request, decided in one place.
+extension ServerRequest {
+    /// The URL this request is sent to: the base URL with its path, the relative URL with its
+    /// query, then the query items its parameters add (`.query`, or any parameters of a method
+    /// that sends them in the query). Preparators change the request before it is sent, so the
+    /// URL of a prepared request includes their query items.
+    ///
+    /// The transport, the cache key, log entries, the cURL line, monitors, spans and errors all
+    /// read this URL; everything that reports it redacts it (``reportedURL(encoder:)``).
+    ///
+    /// - Throws: ``BaseServerError`` `invalidRequest` when the URL cannot be built.
+    func url(encoder: JSONEncoder) throws -> URL {
+        try RequestEncoder.url(of: self, encoder: encoder)
+    }
+
+    /// ``url(encoder:)`` as every report shows it: redacted by ``LogRedactor/redact(url:)``. A
+    /// request whose URL cannot be built is shown as its base and relative URL, redacted too.
+    func reportedURL(encoder: JSONEncoder) -> String {
+        if let url = try? url(encoder: encoder) { return LogRedactor.redact(url: url) }
+        return LogRedactor.redact(urlText: baseUrl.absoluteString + relativeUrl)
+    }
+}
