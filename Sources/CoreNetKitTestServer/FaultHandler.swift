@@ -163,10 +163,11 @@ enum FaultResponses {
         case .drop, .reset, .slow, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders,
             .gigabyte:
             return []
-        case .gzipBomb:
+        case .gzipBomb, .smallGzipBomb:
+            let bomb = fault == .gzipBomb ? GzipBomb.bytes : GzipBomb.smallBytes
             return Array(
                 ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
-                    + "Content-Length: \(GzipBomb.bytes.count)\r\nConnection: close\r\n\r\n").utf8) + GzipBomb.bytes
+                    + "Content-Length: \(bomb.count)\r\nConnection: close\r\n\r\n").utf8) + bomb
         case .repeatedFields:
             return complete(
                 status: "200 OK", type: "application/json", body: Array(okBody.utf8),

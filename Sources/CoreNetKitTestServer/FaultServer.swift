@@ -83,6 +83,8 @@ public final class FaultServer: Sendable {
         /// `200` with `Content-Encoding: gzip`: about 6.8 MB on the wire that inflate to 1 GiB of
         /// zero bytes (its CRC is not that of the data: no client gets that far).
         case gzipBomb = "gzip-bomb"
+        /// The same as ``gzipBomb`` with 64 MiB inflated (about 430 KB on the wire).
+        case smallGzipBomb = "gzip-bomb-small"
         /// `200` with a 1 GiB body of `a` bytes, written as fast as the client reads it.
         case gigabyte = "gigabyte"
         /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the

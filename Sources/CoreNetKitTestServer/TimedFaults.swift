@@ -74,9 +74,14 @@ enum TimedFaults {
 /// back-references of 258 bytes at distance 1) inflates to exactly 1 GiB of zero bytes from
 /// about 6.8 MB. Built once, on first use.
 enum GzipBomb {
-    static let inflatedSize = 1 << 30
+    /// Inflates to 1 GiB.
+    static let bytes: [UInt8] = make(inflatedSize: 1 << 30)
+    /// Inflates to about 64 MiB.
+    static let smallBytes: [UInt8] = make(inflatedSize: 64 << 20)
 
-    static let bytes: [UInt8] = {
+    /// A member that inflates to `inflatedSize` zero bytes, or up to 257 fewer when the rest
+    /// after the 258-byte runs is not 3 to 10 bytes (1 GiB is exact).
+    static func make(inflatedSize: Int) -> [UInt8] {
         var writer = BitWriter()
         writer.write(1, bits: 1)  // BFINAL
         writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman codes
@@ -87,8 +92,8 @@ enum GzipBomb {
         for _ in 0..<repeats {
             writer.write(pair, bits: 13)
         }
-        let rest = (inflatedSize - 1) - repeats * 258  // 3 bytes: length code 257
-        if rest > 0 {
+        let rest = (inflatedSize - 1) - repeats * 258  // 1 GiB: 3 bytes, length code 257
+        if rest >= 3 && rest <= 10 {
             writer.writeCode(UInt32(rest - 2), length: 7)
             writer.writeCode(0, length: 5)
         }
@@ -97,7 +102,7 @@ enum GzipBomb {
         let size = UInt32(truncatingIfNeeded: inflatedSize)
         let trailer: [UInt8] = [0, 0, 0, 0] + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
         return header + writer.finish() + trailer
-    }()
+    }
 
     /// Packs bits least significant first, as DEFLATE does.
     private struct BitWriter {
