@@ -28,7 +28,7 @@ public final class TaskPool: Sendable {
         public let startedAt: Date
         private let request: ServerRequest
 
-        /// Its URL as the request describes it (``ServerRequest/url(encoder:)``: the base URL with
+        /// Its URL as the request describes it (`ServerRequest.url(encoder:)`: the base URL with
         /// its path, the relative URL and the `.query` parameters, not the preparators' items),
         /// secrets redacted as in logs.
         public var url: String { request.reportedURL(encoder: JSONEncoder()) }

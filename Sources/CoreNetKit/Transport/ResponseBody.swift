@@ -18,7 +18,7 @@ import Foundation
 /// Stopping early (breaking out of the loop, cancelling the reading Task, or dropping the body
 /// unread) ends the exchange: the transport closes the connection.
 ///
-/// A custom transport makes one from bytes in memory (``init(_:)``) or from any `Sendable`
+/// A custom transport makes one from bytes in memory (``init(_:)-(Data)``) or from any `Sendable`
 /// asynchronous sequence of `Data` chunks (``init(_:)-(Chunks)``), which should stop producing
 /// and release its connection when its iterator is dropped or its Task is cancelled.
 public struct ResponseBody: AsyncSequence, Sendable {
