@@ -46,26 +46,53 @@ enum Deadline {
     ) async throws -> T {
         let sent = startsWhenSent ? SentSignal() : nil
         let watch = idle.map { _ in IdleWatch(clock: clock, start: clock.now) }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                guard let sent else { return try await work(watch) }
-                return try await $startsWhenSent.withValue({ sent.fire() }) { try await work(watch) }
+        let start = sent == nil ? clock.now : nil
+        // The exchange and its timer race for one outcome. They run as Tasks of their own (with
+        // the caller's task-local values and priority), not as children of a group. When time is
+        // up the exchange is cancelled and the request ends in `timeout` as soon as the exchange
+        // has wound down (its partial download kept, its scratch files removed), or after a
+        // grace of two seconds of real time if the transport ignores the cancellation: no server
+        // holds a request much past its deadline, whatever the transport does.
+        let outcome = OneShot<T>()
+        let expired = Locked<BaseServerError?>(nil)
+        let exchange = Task {
+            do {
+                let value: T
+                if let sent {
+                    value = try await $startsWhenSent.withValue({ sent.fire() }) { try await work(watch) }
+                } else {
+                    value = try await work(watch)
+                }
+                outcome.resume(.success(value))
+            } catch {
+                outcome.resume(.failure(expired.withLock { $0 } ?? error))
             }
-            let start = sent == nil ? clock.now : nil
-            group.addTask {
+        }
+        let timer = Task {
+            do {
                 if let sent { await sent.wait() }
+                try Task.checkCancellation()
                 let start = start ?? clock.now
                 watch?.touch()
                 let deadline = total.map { start.advanced(by: .seconds($0)) }
                 try await expire(clock, deadline: deadline, idle: idle, watch: watch, total: total)
-                return nil
+            } catch is CancellationError {
+                // The exchange ended first.
+            } catch {
+                let timeout = error as? BaseServerError ?? timedOut("the request's deadline passed")
+                expired.withLock { $0 = timeout }
+                exchange.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2) { outcome.resume(.failure(timeout)) }
             }
-            defer { group.cancelAll() }
-            // The timer never returns a value: it throws `timeout` or is cancelled.
-            while let next = try await group.next() {
-                if let value = next { return value }
-            }
-            throw CancellationError()
+        }
+        defer {
+            exchange.cancel()
+            timer.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { outcome.set($0) }
+        } onCancel: {
+            exchange.cancel()
         }
     }
 
