@@ -39,6 +39,16 @@ extension ServerCore {
         }
     }
 
+    /// Counts an arrival at `gate` without ever holding it: for waiting until a number of
+    /// requests reached a point of the server (for example, were answered with a rejection).
+    func countArrival(at gate: String) {
+        let satisfied = self.state.withLockedValue { state in
+            state.gates[gate, default: ServerState.Gate()].arrivals += 1
+            return state.takeSatisfiedWaiters(gate: gate, arrivals: state.gates[gate]!.arrivals)
+        }
+        for waiter in satisfied { waiter.resume() }
+    }
+
     /// How many requests reached `gate` so far.
     func arrivals(at gate: String) -> Int {
         self.state.withLockedValue { $0.gates[gate]?.arrivals ?? 0 }

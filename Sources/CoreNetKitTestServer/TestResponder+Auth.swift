@@ -34,7 +34,7 @@ extension TestResponder {
     }
 
     /// `ANY /protected/:id`: 200 for `Authorization: Bearer <current access token>`, else rejected
-    /// per ``AuthState/rejectionStyle``.
+    /// per ``AuthState/rejectionStyle``; every rejection is counted at gate `"rejected"` (never held).
     func protected(_ id: String, request: Request) -> Response {
         let authorization = request.headers[.authorization] ?? ""
         var token = authorization
@@ -45,6 +45,7 @@ extension TestResponder {
         if auth.checkAccessToken(token) {
             return Self.json(.object([("id", .string(id)), ("token", .string(token))]))
         }
+        self.core.countArrival(at: "rejected")
         let message = "The access token is invalid or has expired"
         switch auth.rejectionStyle {
         case .status401:

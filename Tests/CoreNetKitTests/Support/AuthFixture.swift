@@ -80,17 +80,22 @@ struct AuthFixture {
     private let expired = Locked<[BaseServerError]>([])
 
     /// `tokens` start as the server's generation-1 tokens; `refresher` defaults to the server's
-    /// endpoint; `adjust` changes the options.
+    /// endpoint; `interceptors` are appended to the standard stages (they run once per attempt,
+    /// right before the transport); `adjust` changes the options.
     init(
         server: TestServer, tokens: AuthTokens? = AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"),
         refresher: ((NetworkConfiguration, ManualNow) -> any TokenRefresher)? = nil,
+        interceptors: [any Interceptor] = [],
         options adjust: (inout AccessSafeRequestManager.Options) -> Void = { _ in }
     ) {
         self.server = server
         let now = ManualNow()
         let queue = DispatchQueue(label: "tests.auth.callbacks")
         let manager = AccessSafeRequestManager()
-        let configuration = testConfiguration(queue: queue) { $0.accessManager = manager }
+        let configuration = testConfiguration(queue: queue) {
+            $0.accessManager = manager
+            $0.interceptors += interceptors
+        }
         var options = AccessSafeRequestManager.Options(callbackQueue: queue, now: { now.now })
         adjust(&options)
         let refresher =
