@@ -14,7 +14,7 @@ import Hummingbird
 /// accepts any method. Each request is counted by method and path before it is routed.
 ///
 /// Routes live in extensions: `TestResponder+Generic`, `+Demo`, `+Cache`, `+Auth`,
-/// `+Pagination`, `+Files`, `+Transfer`, `+Stream`, `+Secrets` and `+Cookies`. `/v1/…` is routed as
+/// `+Pagination`, `+Files`, `+Transfer`, `+Stream`, `+Events`, `+Secrets` and `+Cookies`. `/v1/…` is routed as
 /// `/…` (the echo still reports the full path). Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
 struct TestResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -127,6 +127,12 @@ struct TestResponder: HTTPResponder {
             return try Self.download(Self.parameter(rest[0]))
         case ("resumable", 1) where isGet:
             return try await self.resumable(Self.parameter(rest[0]), request: request)
+        case ("events", 1) where isGet && rest[0] == "sse":
+            return try self.serverSentEvents(request)
+        case ("events", 1) where isGet && rest[0] == "jsonl":
+            return try self.jsonLines(request)
+        case ("events", 1) where isGet && rest[0] == "bytes":
+            return try self.streamedBytes(request)
         case ("stream", 2) where isPost && rest[0] == "upload":
             return try await self.heldUpload(Self.parameter(rest[1]), request: request)
         case ("transfer", 2) where isGet && rest[0] == "partial":

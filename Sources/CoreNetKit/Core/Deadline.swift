@@ -11,7 +11,13 @@ import Foundation
 /// Something that arrived of a response (its head, a chunk of its body): what the idle timeout
 /// watches.
 protocol ExchangeActivity: Sendable {
+    /// A piece of the response arrived now.
     func touch()
+    /// The pipeline waits for the reader of a streamed body, not for the server: until
+    /// ``readerCaughtUp()``, the silence does not count.
+    func waitingForReader()
+    /// The reader took what waited; the silence counts again from now.
+    func readerCaughtUp()
 }
 
 /// The one deadline of an exchange, kept by the pipeline on the configuration's clock: a total
@@ -104,7 +110,8 @@ enum Deadline {
         while true {
             var wake = deadline
             if let idle, let watch {
-                let idleEnd = watch.last.advanced(by: .seconds(idle))
+                // While the pipeline waits for a slow reader, look again an idle timeout later.
+                let idleEnd = (watch.isWaitingForReader ? clock.now : watch.last).advanced(by: .seconds(idle))
                 wake = wake.map { min($0, idleEnd) } ?? idleEnd
             }
             guard let wake else { return }
@@ -117,7 +124,7 @@ enum Deadline {
             if let deadline, now >= deadline {
                 throw timedOut("no complete response within the request's timeout of \(seconds(total)) s")
             }
-            if let idle, let watch, now >= watch.last.advanced(by: .seconds(idle)) {
+            if let idle, let watch, !watch.isWaitingForReader, now >= watch.last.advanced(by: .seconds(idle)) {
                 throw timedOut("nothing arrived for the idle timeout of \(seconds(idle)) s")
             }
         }
@@ -133,21 +140,39 @@ enum Deadline {
     }
 }
 
-/// When a piece of the response last arrived, on the exchange's clock.
+/// When a piece of the response last arrived, on the exchange's clock, and whether the pipeline
+/// is waiting for a slow reader instead of the server.
 final class IdleWatch<C: NetworkClock>: ExchangeActivity {
+    private struct State {
+        var last: C.Instant
+        var waitingForReader = false
+    }
     private let clock: C
-    private let instant: Locked<C.Instant>
+    private let state: Locked<State>
 
     init(clock: C, start: C.Instant) {
         self.clock = clock
-        self.instant = Locked(start)
+        self.state = Locked(State(last: start))
     }
 
-    var last: C.Instant { instant.withLock { $0 } }
+    var last: C.Instant { state.withLock { $0.last } }
+    var isWaitingForReader: Bool { state.withLock { $0.waitingForReader } }
 
     func touch() {
         let now = clock.now
-        instant.withLock { $0 = now }
+        state.withLock { $0.last = now }
+    }
+
+    func waitingForReader() {
+        state.withLock { $0.waitingForReader = true }
+    }
+
+    func readerCaughtUp() {
+        let now = clock.now
+        state.withLock { state in
+            state.waitingForReader = false
+            state.last = now
+        }
     }
 }
 

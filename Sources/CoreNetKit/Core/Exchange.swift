@@ -92,7 +92,12 @@ final class Exchange: Sendable {
                 timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock,
                 startsWhenSent: (configuration.transport as? URLSessionTransport)?.queuesRequests == true
             ) { [self] activity in
-                try await exchange(sending, for: request, activity: activity)
+                try await exchange(sending, for: request, activity: activity) { statusCode in
+                    guard let monitoring = self.monitoring else { return }
+                    let head = MonitoredResponse(
+                        statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
+                    monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
+                }
             }
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
@@ -125,13 +130,16 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Sends `transportRequest` and reads its body, within the request's deadline.
+    /// Sends `transportRequest` and reads its body, within the request's deadline;
+    /// `streamStarted` hears the status when a 2xx body starts going to a streaming reader.
     private func exchange(
-        _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?
+        _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
+        streamStarted: @escaping @Sendable (Int) -> Void
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            transfer: transfer?.reportsProgress == true ? transfer : nil, activity: activity)
+            transfer: transfer?.reportsProgress == true ? transfer : nil, activity: activity,
+            streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)

@@ -23,8 +23,9 @@ import FoundationNetworking
 /// own). The events of one request reach a monitor in the order they happened, each once:
 ///
 /// 1. requestDidStart(_:) — once;
-/// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), then
-///    request(_:didReceive:) or request(_:didFailAttemptWith:); cache and token events
+/// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), for a streamed body
+///    request(_:didStartStreaming:), then request(_:didReceive:) or
+///    request(_:didFailAttemptWith:); cache and token events
 ///    (request(_:didUseCache:), request(_:tokenRefresh:)) in between, as they happen; and
 ///    request(_:willRetry:) before the next attempt;
 /// 3. request(_:didDecode:) after a successful mapping;
@@ -45,6 +46,11 @@ public protocol NetworkEventMonitor: Sendable {
     func request(_ request: MonitoredRequest, didPrepare urlRequest: URLRequest)
     /// Attempt `attempt` (from 1) is handed to the transport.
     func request(_ request: MonitoredRequest, willSendAttempt attempt: Int)
+    /// The head of a streamed `2xx` response arrived (its first byte, for a
+    /// ``ResponseStream``): the body now goes to the reader as it arrives. At most once per
+    /// attempt, before request(_:didReceive:), which reports the bytes the reader was given once
+    /// the body ended. `bytes` is 0 and `duration` the time to the head.
+    func request(_ request: MonitoredRequest, didStartStreaming response: MonitoredResponse)
     /// The transport returned a response for the current attempt.
     func request(_ request: MonitoredRequest, didReceive response: MonitoredResponse)
     /// The transport failed for the current attempt.
@@ -68,6 +74,7 @@ extension NetworkEventMonitor {
     public func requestDidStart(_ request: MonitoredRequest) {}
     public func request(_ request: MonitoredRequest, didPrepare urlRequest: URLRequest) {}
     public func request(_ request: MonitoredRequest, willSendAttempt attempt: Int) {}
+    public func request(_ request: MonitoredRequest, didStartStreaming response: MonitoredResponse) {}
     public func request(_ request: MonitoredRequest, didReceive response: MonitoredResponse) {}
     public func request(_ request: MonitoredRequest, didFailAttemptWith error: BaseServerError) {}
     public func request(_ request: MonitoredRequest, willRetry retry: MonitoredRetry) {}

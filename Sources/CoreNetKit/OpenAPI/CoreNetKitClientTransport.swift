@@ -120,11 +120,11 @@ public struct CoreNetKitClientTransport: ClientTransport {
         guard Self.streamsResponse(of: serverRequest, configuration: configuration) else {
             defer { files.close() }
             return Self.httpResponse(
-                try await OpenAPIRequest(serverRequest, configuration: configuration).performAsync())
+                try await ServerResponseRequest(serverRequest, configuration: configuration).performAsync())
         }
         let stream = ResponseBodyStream()
         serverRequest.responseBodyStream = stream
-        let call = OpenAPIRequest(serverRequest, configuration: configuration)
+        let call = ServerResponseRequest(serverRequest, configuration: configuration)
         stream.attach(
             Task {
                 let result: Result<ServerResponse, any Error>
@@ -193,16 +193,4 @@ public struct CoreNetKitClientTransport: ClientTransport {
     }
 }
 
-/// One request of a generated client: the model is the response itself.
-private final class OpenAPIRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {
-    private let request: ServerRequest
-
-    init(_ request: ServerRequest, configuration: NetworkConfiguration) {
-        self.request = request
-        super.init(configuration: configuration)
-    }
-
-    override func createAsyncServerRequest() throws -> ServerRequest { request }
-    override func handle(serverResponse: ServerResponse) throws -> ServerResponse { serverResponse }
-}
 #endif

@@ -32,6 +32,8 @@ struct BodyReader: Sendable {
     /// Where download progress goes; `nil` when nobody watches.
     let transfer: RequestTransfer?
     let activity: (any ExchangeActivity)?
+    /// Hears the status when a body starts going to a streaming reader (for the monitors).
+    var streamStarted: (@Sendable (Int) -> Void)? = nil
 
     /// Collects `response`'s body into memory.
     ///
@@ -87,10 +89,13 @@ struct BodyReader: Sendable {
 
     /// Hands `response`'s body to `stream`'s reader, waiting while the reader's buffer is full.
     func forward(_ response: TransportResponse, to stream: ResponseBodyStream) async throws -> ReceivedResponse {
+        streamStarted?(response.statusCode)
         let expected = response.expectedLength
         var forwarded: Int64 = 0
         for try await chunk in response.body {
+            activity?.waitingForReader()
             await stream.receive(chunk)
+            activity?.readerCaughtUp()
             try Task.checkCancellation()
             forwarded += Int64(chunk.count)
             arrived(total: forwarded, expected: expected)

@@ -1,0 +1,23 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A request whose model is the response itself: what the library sends for an adapter that
+/// reads the response on its own (the OpenAPI client transport, a streamed response).
+final class ServerResponseRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {  // safe: only a `let` value
+    private let request: ServerRequest
+
+    init(_ request: ServerRequest, configuration: NetworkConfiguration) {
+        self.request = request
+        super.init(configuration: configuration)
+    }
+
+    override func createAsyncServerRequest() throws -> ServerRequest { request }
+    override func handle(serverResponse: ServerResponse) throws -> ServerResponse { serverResponse }
+}

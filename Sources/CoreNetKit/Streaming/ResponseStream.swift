@@ -1,0 +1,194 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A response whose body the caller reads as it arrives: byte chunks with `for try await`, or
+/// ``lines``, ``jsonLines(of:decoder:)`` and ``events`` built on them.
+///
+/// Make one with ``BaseServerRequest/stream(idleTimeout:)`` or
+/// ``ServerRequest/stream(configuration:idleTimeout:)``:
+///
+/// ```swift
+/// for try await event in CompletionRequest(prompt: prompt).stream().events {
+///     append(event.data)
+/// }
+/// ```
+///
+/// **One request per iteration.** Each `for try await` loop (each ``makeAsyncIterator()``) sends
+/// the request once, through the configuration's whole chain: the token stage (a `401` before the
+/// body refreshes the token and replays), the retry stage (only until the body's first byte
+/// reached the reader), validation and error mappers (any status but `2xx` throws the error a
+/// `perform()` would, its body read as usual), the ``TaskPool`` and the monitors. The cache is
+/// never used: a stream is neither answered from it nor stored.
+///
+/// **Backpressure.** The body is pulled as the loop asks for it: at most about 1 MiB waits for a
+/// slow reader, then the pipeline stops pulling. ``AsyncHTTPClientTransport`` then stops reading
+/// the socket, so memory stays bounded whatever the stream's length. ``URLSessionTransport``
+/// cannot pause a transfer on Linux: there the reader may fall up to
+/// ``URLSessionTransport/bodyBufferLimit`` × 64 behind before the stream fails with
+/// ``BaseServerError/Code-swift.struct/responseTooLarge`` (on Apple platforms it suspends the
+/// task instead).
+///
+/// **Deadline.** A stream has no total deadline unless its ``ServerRequest/timeout`` sets one;
+/// instead, silence ends it: when nothing arrives for the idle timeout (the `idleTimeout` you
+/// pass, else ``NetworkConfiguration/idleTimeout``, else ``defaultIdleTimeout``), the loop throws
+/// ``BaseServerError/Code-swift.struct/timeout``. Time the reader spends between reads does not
+/// count as silence.
+///
+/// **Ending early.** Breaking out of the loop, cancelling the Task that runs it, or
+/// ``TaskPool/cancel(id:)`` closes the connection at once and the request leaves the pool; a
+/// cancelled loop throws ``BaseServerError/Code-swift.struct/cancelled``.
+public struct ResponseStream: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    /// The idle timeout of a stream whose configuration sets none: 60 seconds.
+    public static let defaultIdleTimeout: TimeInterval = 60
+
+    /// The request to send, or why it could not be built (thrown by the first read).
+    var request: Result<ServerRequest, BaseServerError>
+    let configuration: NetworkConfiguration
+
+    init(
+        request: Result<ServerRequest, BaseServerError>, configuration: NetworkConfiguration,
+        idleTimeout: TimeInterval?
+    ) {
+        self.request = request.map { request in
+            var request = request
+            request.timeout = request.timeout ?? .infinity
+            request.cachePolicy = .serverOnly
+            return request
+        }
+        var configuration = configuration
+        configuration.idleTimeout = idleTimeout ?? configuration.idleTimeout ?? Self.defaultIdleTimeout
+        self.configuration = configuration
+    }
+
+    /// Sends the request and returns an iterator over its body's chunks.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(call: StreamCall(request: request, configuration: configuration))
+    }
+
+    /// The retry policy that applies to the request.
+    var retryPolicy: RetryPolicy {
+        (try? request.get().retryPolicy) ?? configuration.retryPolicy ?? RetryPolicy()
+    }
+
+    /// Reads a streamed body chunk by chunk. Dropping it before the end closes the connection.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let call: StreamCall
+
+        /// The next chunk of the body as it arrived, `nil` at its end.
+        ///
+        /// - Throws: the ``BaseServerError`` the request ended with.
+        public mutating func next() async throws -> Data? {
+            try await call.next()
+        }
+    }
+
+    /// The same request with `value` for header `name` (a reconnection's `Last-Event-ID`).
+    func adding(header name: String, value: String) -> ResponseStream {
+        var copy = self
+        copy.request = request.map { request in
+            var request = request
+            request.headers[name] = value
+            return request
+        }
+        return copy
+    }
+}
+
+/// One sending of a streamed request: started by the first ``next()``, cancelled when dropped.
+final class StreamCall: Sendable {
+    private enum Phase {
+        case idle
+        case waitingForHead(ResponseBodyStream)
+        case streaming(ResponseBodyStream)
+        case ended
+    }
+
+    private let request: Result<ServerRequest, BaseServerError>
+    private let configuration: NetworkConfiguration
+    private let phase = Locked(Phase.idle)
+
+    init(request: Result<ServerRequest, BaseServerError>, configuration: NetworkConfiguration) {
+        self.request = request
+        self.configuration = configuration
+    }
+
+    deinit {
+        switch phase.withLock({ $0 }) {
+        case .waitingForHead(let stream), .streaming(let stream): stream.cancel()
+        case .idle, .ended: break
+        }
+    }
+
+    func next() async throws -> Data? {
+        switch phase.withLock({ $0 }) {
+        case .idle:
+            let stream = try start()
+            return try await head(of: stream)
+        case .waitingForHead(let stream):
+            return try await head(of: stream)
+        case .streaming(let stream):
+            return try await chunk(of: stream)
+        case .ended:
+            return nil
+        }
+    }
+
+    private func start() throws -> ResponseBodyStream {
+        var request: ServerRequest
+        do {
+            request = try self.request.get()
+        } catch {
+            phase.withLock { $0 = .ended }
+            throw error
+        }
+        let stream = ResponseBodyStream()
+        request.responseBodyStream = stream
+        let call = ServerResponseRequest(request, configuration: configuration)
+        phase.withLock { $0 = .waitingForHead(stream) }
+        stream.attach(
+            Task {
+                let result: Result<ServerResponse, any Error>
+                do { result = .success(try await call.performAsync()) } catch { result = .failure(error) }
+                stream.finish(result)
+            })
+        return stream
+    }
+
+    private func head(of stream: ResponseBodyStream) async throws -> Data? {
+        do {
+            switch try await stream.answer() {
+            case .streaming:
+                phase.withLock { $0 = .streaming(stream) }
+                return try await chunk(of: stream)
+            case .complete(let response):
+                phase.withLock { $0 = .ended }
+                return response.data.isEmpty ? nil : response.data
+            }
+        } catch {
+            phase.withLock { $0 = .ended }
+            throw error
+        }
+    }
+
+    private func chunk(of stream: ResponseBodyStream) async throws -> Data? {
+        do {
+            guard let chunk = try await stream.next() else {
+                phase.withLock { $0 = .ended }
+                return nil
+            }
+            return chunk
+        } catch {
+            phase.withLock { $0 = .ended }
+            throw error
+        }
+    }
+}

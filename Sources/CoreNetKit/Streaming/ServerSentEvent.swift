@@ -1,0 +1,117 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// One event of a `text/event-stream` response (Server-Sent Events).
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event type: the last `event:` field of the event, `"message"` when there was none.
+    public var event: String
+    /// The `data:` fields of the event joined with a line feed (`"\n"`), without a final one.
+    public var data: String
+    /// The last event ID of the stream when this event was dispatched: the last `id:` field seen
+    /// so far (in this event or an earlier one), `nil` before any. It is what a reconnection sends
+    /// as `Last-Event-ID`.
+    public var id: String?
+    /// The reconnection time the stream set with a `retry:` field, if any so far.
+    public var retry: Duration?
+
+    /// Creates an event.
+    ///
+    /// - Parameters:
+    ///   - event: the event type.
+    ///   - data: the event's data.
+    ///   - id: the last event ID.
+    ///   - retry: the reconnection time.
+    public init(event: String = "message", data: String, id: String? = nil, retry: Duration? = nil) {
+        self.event = event
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+}
+
+/// Reads Server-Sent Events line by line, as the HTML Living Standard's event-stream
+/// interpretation says, with no I/O: fields `event`, `data` (several lines join with `LF`),
+/// `id` (ignored when it holds `NUL`) and `retry` (digits only, in milliseconds); a line starting
+/// with `:` is a comment; an empty line dispatches the event, unless it has no data; a field name
+/// that is none of these is ignored. An event that the stream's end cuts off is dropped.
+struct ServerSentEventParser {
+    private var eventType = ""
+    private var data = ""
+    private var hasData = false
+    /// The last event ID, kept across events and reconnections.
+    private(set) var lastEventId: String?
+    /// The reconnection time, kept across events and reconnections.
+    private(set) var retry: Duration?
+    /// The stream's first line may start with a byte order mark, which is not part of it.
+    private var atStart = true
+
+    init(lastEventId: String? = nil, retry: Duration? = nil) {
+        self.lastEventId = lastEventId
+        self.retry = retry
+    }
+
+    /// Reads one line (without its line break); returns the event an empty line dispatches.
+    mutating func read(line: String) -> ServerSentEvent? {
+        var line = Substring(line)
+        if atStart {
+            atStart = false
+            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+        }
+        if line.isEmpty { return dispatch() }
+        if line.first == ":" { return nil }
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+        } else {
+            field = line
+            value = ""
+        }
+        switch field {
+        case "event":
+            eventType = String(value)
+        case "data":
+            if hasData { data.append("\n") }
+            data.append(contentsOf: value)
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { lastEventId = String(value) }
+        case "retry":
+            if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(value) {
+                retry = .milliseconds(milliseconds)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Starts a new connection's stream: the event being read is dropped, the last event ID and
+    /// the reconnection time stay.
+    mutating func reconnected() {
+        eventType = ""
+        data = ""
+        hasData = false
+        atStart = true
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer {
+            eventType = ""
+            data = ""
+            hasData = false
+        }
+        guard hasData else { return nil }
+        return ServerSentEvent(
+            event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventId, retry: retry)
+    }
+}

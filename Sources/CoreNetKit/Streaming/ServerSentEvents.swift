@@ -1,0 +1,143 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+extension ResponseStream {
+    /// The body as Server-Sent Events (`text/event-stream`), parsed as the HTML Living Standard
+    /// says; a dropped connection ends the loop with its error.
+    public var events: ServerSentEvents {
+        ServerSentEvents(stream: self, reconnection: nil)
+    }
+
+    /// The body as Server-Sent Events that reconnect when the connection drops.
+    ///
+    /// When the stream fails with a dropped connection (``BaseServerError/Code-swift.struct/connectionLost``),
+    /// an idle ``BaseServerError/Code-swift.struct/timeout``, or another error or status the
+    /// configuration's ``RetryPolicy`` retries, the sequence waits the server's `retry:` time (or
+    /// the reconnection's default, capped by its maximum), sends the request again with
+    /// `Last-Event-ID` set to the last event ID it read, and goes on with the same loop: events
+    /// already delivered are not delivered again (a server that honours `Last-Event-ID` resumes
+    /// after them). Each reconnection goes through the whole chain again, so it carries a fresh
+    /// token. The loop ends without an error when the stream ends normally or a reconnection is
+    /// answered `204`; it throws on any status or error the policy does not retry, and when
+    /// ``EventStreamReconnection/maximumAttempts`` reconnections in a row delivered no event.
+    ///
+    /// - Parameter reconnection: how long to wait and how often to try.
+    public func events(reconnecting reconnection: EventStreamReconnection) -> ServerSentEvents {
+        ServerSentEvents(stream: self, reconnection: reconnection)
+    }
+}
+
+/// How a Server-Sent Events loop reconnects: see ``ResponseStream/events(reconnecting:)``.
+public struct EventStreamReconnection: Sendable {
+    /// The wait before a reconnection while the server has sent no `retry:` field.
+    public var defaultDelay: Duration
+    /// The longest wait, whatever the server's `retry:` says.
+    public var maximumDelay: Duration
+    /// How many reconnections in a row may fail to deliver an event before the loop throws;
+    /// `nil` takes the configuration's ``RetryPolicy/maximumAttempts`` less one.
+    public var maximumAttempts: Int?
+
+    /// Creates a reconnection policy.
+    ///
+    /// - Parameters:
+    ///   - defaultDelay: the wait while the server sent no `retry:`; 3 seconds by default.
+    ///   - maximumDelay: the cap on any wait; 60 seconds by default.
+    ///   - maximumAttempts: reconnections in a row without an event; `nil` for the retry policy's.
+    public init(
+        defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60), maximumAttempts: Int? = nil
+    ) {
+        self.defaultDelay = defaultDelay
+        self.maximumDelay = maximumDelay
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// 3 seconds by default, at most 60, as many attempts as the retry policy.
+    public static var automatic: EventStreamReconnection { EventStreamReconnection() }
+}
+
+/// A streamed body read as Server-Sent Events: see ``ResponseStream/events`` and
+/// ``ResponseStream/events(reconnecting:)``.
+public struct ServerSentEvents: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+
+    let stream: ResponseStream
+    let reconnection: EventStreamReconnection?
+
+    /// Sends the request and returns an iterator over its events.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(stream: stream, reconnection: reconnection)
+    }
+
+    /// Reads events as they arrive. Dropping it before the end closes the connection.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let stream: ResponseStream
+        private let reconnection: EventStreamReconnection?
+        private var lines: ResponseLines.AsyncIterator
+        private var parser = ServerSentEventParser()
+        /// Reconnections since the last delivered event.
+        private var failedAttempts = 0
+
+        init(stream: ResponseStream, reconnection: EventStreamReconnection?) {
+            self.stream = stream
+            self.reconnection = reconnection
+            self.lines = ResponseLines(stream: stream, breaks: .eventStream).makeAsyncIterator()
+        }
+
+        /// The next event, `nil` when the stream ended.
+        ///
+        /// - Throws: the ``BaseServerError`` the stream ended with (after the reconnections
+        ///   the policy allows).
+        public mutating func next() async throws -> ServerSentEvent? {
+            while true {
+                do {
+                    while let line = try await lines.next() {
+                        if let event = parser.read(line: line) {
+                            failedAttempts = 0
+                            return event
+                        }
+                    }
+                    return nil
+                } catch {
+                    try await reconnect(after: error)
+                }
+            }
+        }
+
+        /// Waits and opens a new connection after `error`, or rethrows it.
+        private mutating func reconnect(after error: any Error) async throws {
+            guard let reconnection, let error = error as? BaseServerError, Self.isRetryable(error, stream: stream)
+            else { throw error }
+            let policy = stream.retryPolicy
+            let limit = reconnection.maximumAttempts ?? Swift.max(policy.maximumAttempts - 1, 0)
+            guard failedAttempts < limit else { throw error }
+            failedAttempts += 1
+            let delay = Swift.min(parser.retry ?? reconnection.defaultDelay, reconnection.maximumDelay)
+            do {
+                try await stream.configuration.clock.pause(for: delay)
+            } catch {
+                throw BaseServerError.cancelled
+            }
+            parser.reconnected()
+            var next = stream
+            if let id = parser.lastEventId { next = stream.adding(header: "Last-Event-ID", value: id) }
+            lines = ResponseLines(stream: next, breaks: .eventStream).makeAsyncIterator()
+        }
+
+        private static func isRetryable(_ error: BaseServerError, stream: ResponseStream) -> Bool {
+            if error.code == .cancelled { return false }
+            if error.code == .connectionLost || error.code == .timeout { return true }
+            let policy = stream.retryPolicy
+            if let status = error.statusCode, error.code == .badStatus || error.code == .server {
+                return policy.retryableStatuses.contains(status)
+            }
+            return policy.retryableErrors.contains(error.code)
+        }
+    }
+}
