@@ -64,6 +64,7 @@ do {
     try await runMultipartDemo(server: server)
     try await runResumeDemo(server: server)
     try await runRetryDemo(server: server)
+    try await runStreamingDemo(server: server)
 } catch {
     print("demo failed: \(error)")
     await server.stop()

@@ -43,9 +43,10 @@ import OpenAPIRuntime
 /// returns as soon as the final response's head is known, with an `HTTPBody` that can be
 /// iterated once and whose length is known when the response has a `Content-Length` (and no
 /// `Content-Encoding`). The request keeps running in a Task of its own until the body has
-/// arrived; reading the body past its end gives the error the request ended with. Chunks the
-/// client has not read yet wait in memory: neither transport slows the server down for a slow
-/// reader. Any other status arrives whole (it goes through the token and retry stages, which
+/// arrived; reading the body past its end gives the error the request ended with. The body is
+/// pulled as the client reads it, as a ``ResponseStream`` is: about 1 MiB waits for a slow
+/// reader, then `AsyncHTTPClientTransport` stops reading the socket (``URLSessionTransport`` on
+/// Linux cannot pause: its bound is 64 × ``URLSessionTransport/bodyBufferLimit``). Any other status arrives whole (it goes through the token and retry stages, which
 /// need all of it). Once a streamed body has begun, the request is not retried; monitors and
 /// the logger see such a response with an empty body. A `GET` is streamed only when nothing is
 /// cached: when the configuration has no ``NetworkConfiguration/cacheAdapter`` (with one, even

@@ -28,7 +28,7 @@ import Foundation
 /// never used: a stream is neither answered from it nor stored.
 ///
 /// **Backpressure.** The body is pulled as the loop asks for it: at most about 1 MiB waits for a
-/// slow reader, then the pipeline stops pulling. ``AsyncHTTPClientTransport`` then stops reading
+/// slow reader, then the pipeline stops pulling. `AsyncHTTPClientTransport` then stops reading
 /// the socket, so memory stays bounded whatever the stream's length. ``URLSessionTransport``
 /// cannot pause a transfer on Linux: there the reader may fall up to
 /// ``URLSessionTransport/bodyBufferLimit`` × 64 behind before the stream fails with

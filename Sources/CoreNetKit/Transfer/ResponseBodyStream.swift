@@ -9,13 +9,13 @@
 import Foundation
 
 /// A request's 2xx response body handed to its reader as it arrives, instead of being
-/// collected: what ``ServerRequest`` carries (internally) when an adapter streams the response
-/// (the OpenAPI client transport).
+/// collected: what ``ServerRequest`` carries (internally) when the response is streamed to its
+/// reader (a ``ResponseStream``, the OpenAPI client transport).
 ///
 /// Three parties use it, each through its own methods:
-/// - The transport, through the request's `responseHeadReceived` and `receivesBodyChunk`
-///   callbacks: ``receiveHead(status:headers:)`` once per attempt and ``receive(_:)`` per chunk
-///   of a 2xx body, in order, on any thread.
+/// - The pipeline, as it pulls the transport's body (`Exchange.read`, `BodyReader.forward`):
+///   ``receiveHead(status:headers:)`` once per attempt, and ``receive(_:)`` per chunk of a 2xx
+///   body, in order.
 /// - The owner of the request's Task: ``attach(_:)`` right after starting it, and
 ///   ``finish(_:)`` once when the pipeline ended (after its scratch files are gone).
 /// - The reader: ``answer()`` once, then ``next()`` until `nil` or an error; ``cancel()`` when it
@@ -26,7 +26,8 @@ import Foundation
 /// other status. Once a head is surfaced the retry stage does not send the request again
 /// (``hasSurfacedHead``); should any stage still send it again, the body ends with an error
 /// rather than mixing two responses. After ``cancel()`` no head is surfaced and the outcome is
-/// `cancelled`. Chunks wait in memory until read: the transports give no backpressure.
+/// `cancelled`. At most about ``bufferLimit`` bytes wait for the reader: past that,
+/// ``receive(_:)`` holds the pipeline, which stops pulling the transport's body.
 final class ResponseBodyStream: Sendable {
     /// What the reader gets first.
     enum Answer: Sendable {
