@@ -119,6 +119,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "corenetkit-stream",
+            dependencies: [
+                "CoreNetKit",
+                "CoreNetKitTestServer",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            path: "Benchmarks/CoreNetKitStream",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "corenetkit-profile",
             dependencies: ["CoreNetKit"],
             path: "Benchmarks/CoreNetKitProfile",

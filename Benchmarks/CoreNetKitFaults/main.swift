@@ -33,20 +33,11 @@ final class ProbeRequest: BaseServerRequest<Data>, @unchecked Sendable {
     override func createAsyncServerRequest() throws -> ServerRequest { request }
 }
 
-func residentField(_ name: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
-        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
-    }
-    return 0
-}
-
 func measure(_ fault: FaultServer.Fault, on transport: any Transport, server: FaultServer) async -> String {
     let configuration = NetworkConfiguration(
         transport: transport, callbackQueue: DispatchQueue(label: "faults"), timeout: 3, taskPool: TaskPool())
     let request = ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/fault/\(fault.rawValue)")
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    let before = residentField("VmRSS")
+    let before = ResidentMemory.resetPeak()
     let start = ContinuousClock.now
     let outcome: String
     do {
@@ -58,15 +49,14 @@ func measure(_ fault: FaultServer.Fault, on transport: any Transport, server: Fa
         outcome = "untyped \(error)"
     }
     let elapsed = ContinuousClock.now - start
-    let grown = max(0, residentField("VmHWM") - before) / (1 << 20)
+    let grown = max(0, ResidentMemory.peak() - before) / (1 << 20)
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return "| \(fault.rawValue) | \(outcome) | \(String(format: "%.2f", seconds)) s | +\(grown) MB |"
 }
 
 /// Pulls the `gigabyte` fault's body through `transport` with a pause per chunk.
 func slowRead(on transport: any Transport, name: String, server: FaultServer) async -> String {
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    let before = residentField("VmRSS")
+    let before = ResidentMemory.resetPeak()
     var read = 0
     var outcome = "complete"
     do {
@@ -82,7 +72,7 @@ func slowRead(on transport: any Transport, name: String, server: FaultServer) as
     } catch {
         outcome = "\(error)"
     }
-    let grown = max(0, residentField("VmHWM") - before) / (1 << 20)
+    let grown = max(0, ResidentMemory.peak() - before) / (1 << 20)
     return "| \(name) | \(outcome) | \(read >> 20) MiB | +\(grown) MB |"
 }
 

@@ -59,6 +59,17 @@ extension TestResponder {
         }
     }
 
+    /// A `401` for a request that does not carry the current access token, `nil` for one that
+    /// does (counted in ``AuthState/tokensSeen()`` either way).
+    func rejection(unlessAuthorized request: Request) -> Response? {
+        let authorization = request.headers[.authorization] ?? ""
+        let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
+        guard !self.core.auth.checkAccessToken(token) else { return nil }
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
+        return Self.error(.unauthorized, code: "TOKEN_EXPIRED", message: "The token has expired", headers: headers)
+    }
+
     private static func tokenResponse(_ tokens: (accessToken: String, refreshToken: String)) -> Response {
         Self.json(
             .object([

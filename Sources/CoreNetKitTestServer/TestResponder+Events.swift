@@ -27,15 +27,8 @@ extension TestResponder {
         let dropAfter = try query.int("dropAfter", default: 0, in: 0...1_000_000)
         let silentAfter = try query.int("silentAfter", default: 0, in: 0...1_000_000)
         let gate = query["gate"]
-        if try query.bool("protected", default: false) {
-            let authorization = request.headers[.authorization] ?? ""
-            let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
-            if !self.core.auth.checkAccessToken(token) {
-                var headers = HTTPFields()
-                headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
-                return Self.error(
-                    .unauthorized, code: "TOKEN_EXPIRED", message: "The access token is invalid", headers: headers)
-            }
+        if try query.bool("protected", default: false), let rejection = self.rejection(unlessAuthorized: request) {
+            return rejection
         }
         if let key = query["failFirst"], self.core.nextCounterValue("events-fail-\(key)") == 1 {
             return Self.error(.serviceUnavailable, code: "UNAVAILABLE", message: "Try again")

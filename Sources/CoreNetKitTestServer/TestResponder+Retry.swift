@@ -16,15 +16,8 @@ extension TestResponder {
     /// is rejected with `401` first, before it counts.
     func flaky(_ key: String, request: Request) async throws -> Response {
         let query = QueryItems(request.uri.query)
-        if query["auth"] == "1" {
-            let authorization = request.headers[.authorization] ?? ""
-            let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
-            if !self.core.auth.checkAccessToken(token) {
-                var headers = HTTPFields()
-                headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
-                return Self.error(
-                    .unauthorized, code: "TOKEN_EXPIRED", message: "The token has expired", headers: headers)
-            }
+        if query["auth"] == "1", let rejection = self.rejection(unlessAuthorized: request) {
+            return rejection
         }
         let attempt = self.core.nextCounterValue("flaky/" + key)
         let failures = query["failures"].flatMap { Int($0) } ?? 2

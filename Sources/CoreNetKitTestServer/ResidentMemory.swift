@@ -8,18 +8,20 @@
 
 import Foundation
 
-/// The test process's resident memory, from /proc (Linux).
-enum ResidentMemory {
+/// This process's resident memory, from /proc (Linux): for the tests' and the benchmarks' memory
+/// bounds.
+public enum ResidentMemory {
     /// Resets the kernel's peak-RSS mark to the current RSS and returns the current RSS, in bytes.
-    static func resetPeak() -> Int {
+    public static func resetPeak() -> Int {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         return field("VmRSS")
     }
 
     /// The peak RSS since the last reset, in bytes.
-    static func peak() -> Int { field("VmHWM") }
+    public static func peak() -> Int { field("VmHWM") }
 
-    private static func field(_ name: String) -> Int {
+    /// A `/proc/self/status` field (`VmRSS`, `VmHWM`, …), in bytes.
+    public static func field(_ name: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
             let digits = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
