@@ -41,6 +41,34 @@ import Testing
         }
     }
 
+    /// How an app reads a stream from its UI code: the loop runs on the main actor.
+    @MainActor @Test func aLoopOnTheMainActorReadsLinesAndEvents() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL
+        var lines = 0
+        var events = 0
+
+        do {
+            for try await _ in ServerRequest(method: .get, baseUrl: base, relativeUrl: "/events/jsonl?count=3")
+                .stream(configuration: testConfiguration()).lines
+            {
+                lines += 1
+            }
+            for try await _ in ServerRequest(method: .get, baseUrl: base, relativeUrl: "/events/sse?count=4")
+                .stream(configuration: testConfiguration()).events
+            {
+                events += 1
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+
+        #expect(lines == 3)
+        #expect(events == 4)
+    }
+
     @Test func jsonLinesDecodeIntoModelsOneAtATime() async throws {
         struct Item: Decodable, Sendable, Equatable {
             let id: Int
