@@ -10,7 +10,11 @@
 // transports' own streaming, with the server in a process of its own:
 //
 //     swift run -c release corenetkit-stream            # URLSession only
-//     swift run -c release --traits AsyncHTTPClient corenetkit-stream
+//     swift run -c release --traits AsyncHTTPClient corenetkit-stream URLSession
+//     swift run -c release --traits AsyncHTTPClient corenetkit-stream AsyncHTTPClient
+//
+// Give one transport per run: a URLSession transfer that failed keeps being fed by libcurl for a
+// while after it was cancelled, and would count against the next transport's memory.
 //
 // The benchmark starts itself again as `corenetkit-stream serve` (the loopback test server, in
 // its own process) and then, in this process:
@@ -118,12 +122,13 @@ func round(_ base: URL, total: Int, transport: any Transport, raw: (URL) async t
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-func runBenchmarks(base: URL) async throws {
+func runBenchmarks(base: URL, only: String?) async throws {
     var transports: [(String, any Transport)] = [("URLSession", URLSessionTransport())]
     #if AsyncHTTPClient
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
     transports.append(("AsyncHTTPClient", AsyncHTTPClientTransport()))
     #endif
+    if let only { transports = transports.filter { $0.0.lowercased() == only.lowercased() } }
     print("\nA 1 GiB stream read by a reader slower than the server (1 ms pause per 64 KiB)\n")
     print("| transport | outcome | read | time | peak RSS growth |\n|---|---|---|---|---|")
     for (name, transport) in transports {
@@ -189,7 +194,8 @@ if CommandLine.arguments.dropFirst().first == "serve" {
                 })
             else { throw BaseServerError.invalidRequest("the server process printed \(line)") }
             print("server: pid \(child.processIdentifier), 127.0.0.1:\(port)")
-            try await runBenchmarks(base: URL(string: "http://127.0.0.1:\(port)")!)
+            let only = CommandLine.arguments.dropFirst().first
+            try await runBenchmarks(base: URL(string: "http://127.0.0.1:\(port)")!, only: only)
         } catch {
             print("failed: \(error)")
         }

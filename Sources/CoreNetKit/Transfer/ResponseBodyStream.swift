@@ -43,6 +43,7 @@ final class ResponseBodyStream: Sendable {
         var surfaced = false
         /// A second head arrived after one was surfaced.
         var replaced = false
+        /// Chunks not read yet start at ``readIndex``; read ones are released (see ``takeChunk()``).
         var chunks: [Data] = []
         var readIndex = 0
         /// The bytes in ``chunks`` not read yet.
@@ -54,6 +55,23 @@ final class ResponseBodyStream: Sendable {
         var end: Result<Void, any Error>?
         var task: Task<Void, Never>?
         var cancelled = false
+
+        /// Takes the next unread chunk out of ``chunks``, so the array never keeps a chunk that
+        /// was read: with a reader that never quite catches up, it would otherwise hold the
+        /// whole body.
+        mutating func takeChunk() -> Data {
+            let chunk = chunks[readIndex]
+            chunks[readIndex] = Data()
+            readIndex += 1
+            if readIndex == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                readIndex = 0
+            } else if readIndex >= 256, readIndex * 2 >= chunks.count {
+                chunks.removeFirst(readIndex)
+                readIndex = 0
+            }
+            return chunk
+        }
     }
 
     private let state = Locked(State())
@@ -62,6 +80,9 @@ final class ResponseBodyStream: Sendable {
     let bufferLimit: Int
 
     init(bufferLimit: Int = 1 << 20) { self.bufferLimit = bufferLimit }
+
+    /// The bytes the stream holds for its reader (chunks received and not read yet).
+    var heldBytes: Int { state.withLock { $0.chunks.reduce(0) { $0 + $1.count } } }
 
     /// Whether a 2xx head was handed to the reader: from then on the request must not be sent
     /// again (the retry stage reads this).
@@ -179,8 +200,7 @@ final class ResponseBodyStream: Sendable {
             guard let waiter = state.chunkWaiter else { return .none }
             state.chunkWaiter = nil
             if state.readIndex < state.chunks.count {
-                defer { state.readIndex += 1 }
-                return .chunk(waiter, .success(state.chunks[state.readIndex]))
+                return .chunk(waiter, .success(state.takeChunk()))
             }
             return .chunk(waiter, end.map { nil })
         }
@@ -221,13 +241,8 @@ final class ResponseBodyStream: Sendable {
                 let (ready, space): (Result<Data?, any Error>?, CheckedContinuation<Void, Never>?) = state.withLock {
                     state in
                     if !state.cancelled && state.readIndex < state.chunks.count {
-                        let chunk = state.chunks[state.readIndex]
-                        state.readIndex += 1
+                        let chunk = state.takeChunk()
                         state.buffered -= chunk.count
-                        if state.readIndex == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.readIndex = 0
-                        }
                         var space: CheckedContinuation<Void, Never>?
                         if state.buffered <= bufferLimit {
                             space = state.spaceWaiter

@@ -34,6 +34,22 @@ import Testing
         #expect(stream.hasSurfacedHead)
     }
 
+    @Test func aReaderThatStaysOneChunkBehindHoldsOnlyTheUnreadChunks() async throws {
+        let stream = ResponseBodyStream()
+        let chunk = Data(repeating: 1, count: 64 << 10)
+        stream.receiveHead(status: 200, headers: [:])
+        await stream.receive(chunk)
+        var most = 0
+
+        for _ in 1...1000 {
+            await stream.receive(chunk)
+            _ = try await stream.next()
+            most = max(most, stream.heldBytes)
+        }
+
+        #expect(most == chunk.count)
+    }
+
     @Test func otherStatusesAndEmptyBodiesWaitForTheWholeResponse() async throws {
         let stream = ResponseBodyStream()
 
