@@ -21,8 +21,8 @@
 // 1. reads a 1 GiB chunked stream through `ServerRequest.stream(configuration:)` with a reader
 //    slower than the server (1 ms pause per 64 KiB), reporting the outcome, the bytes read and
 //    the growth of this process's peak RSS (reset before each run);
-// 2. reads a 256 MiB stream as fast as possible, three rounds, each round the raw transport and
-//    CoreNetKit on the same stream back to back, and reports MB/s and the ratio CoreNetKit / raw.
+// 2. reads a 256 MiB stream as fast as possible, six rounds, each round the raw transport and
+//    CoreNetKit on the same stream back to back (which goes first alternates), and reports MB/s and the ratio CoreNetKit / raw.
 
 import CoreNetKit
 import CoreNetKitTestServer
@@ -103,17 +103,27 @@ func rawAsyncHTTPClient(_ url: URL, client: HTTPClient) async throws -> Int {
 }
 #endif
 
-/// One round: the raw transport then CoreNetKit on the same stream; MB/s of each.
-func round(_ base: URL, total: Int, transport: any Transport, raw: (URL) async throws -> Int) async throws -> (
-    raw: Double, kit: Double
-) {
+/// One round: the raw transport and CoreNetKit on the same stream, in the order `rawFirst` says;
+/// MB/s of each.
+func round(
+    _ base: URL, total: Int, transport: any Transport, rawFirst: Bool, raw: (URL) async throws -> Int
+) async throws -> (raw: Double, kit: Double) {
     let url = URL(string: "\(base.absoluteString)/events/bytes?total=\(total)")!
-    var start = ContinuousClock.now
-    let rawBytes = try await raw(url)
-    let rawRate = Double(rawBytes) / 1e6 / seconds(since: start)
-    start = ContinuousClock.now
-    let (outcome, kitBytes) = await streamed(base, total: total, transport: transport, pause: nil)
-    let kitRate = Double(kitBytes) / 1e6 / seconds(since: start)
+    var rawRate = 0.0
+    var kitRate = 0.0
+    var rawBytes = 0
+    var kitBytes = 0
+    var outcome = ""
+    for rawTurn in rawFirst ? [true, false] : [false, true] {
+        let start = ContinuousClock.now
+        if rawTurn {
+            rawBytes = try await raw(url)
+            rawRate = Double(rawBytes) / 1e6 / seconds(since: start)
+        } else {
+            (outcome, kitBytes) = await streamed(base, total: total, transport: transport, pause: nil)
+            kitRate = Double(kitBytes) / 1e6 / seconds(since: start)
+        }
+    }
     guard rawBytes == total, kitBytes == total else {
         throw BaseServerError.invalidRequest("incomplete: raw \(rawBytes), CoreNetKit \(kitBytes) (\(outcome))")
     }
@@ -140,21 +150,25 @@ func runBenchmarks(base: URL, only: String?) async throws {
             "| \(name) | \(outcome) | \(read >> 20) MiB | \(String(format: "%.1f", seconds(since: start))) s | +\(grown) MB |"
         )
     }
-    print("\nA 256 MiB stream read as fast as possible: MB/s, median of 3 paired rounds\n")
+    print(
+        "\nA 256 MiB stream read as fast as possible: MB/s, median of 6 paired rounds (alternating which goes first)\n")
     print("| transport | raw | CoreNetKit `stream()` | ratio (median of per-round ratios) |\n|---|---|---|---|")
     for (name, transport) in transports {
         var rounds: [(raw: Double, kit: Double)] = []
-        for _ in 0..<3 {
+        for index in 0..<6 {
             #if AsyncHTTPClient
             if name == "AsyncHTTPClient" {
                 rounds.append(
-                    try await round(base, total: 256 << 20, transport: transport) {
+                    try await round(base, total: 256 << 20, transport: transport, rawFirst: index % 2 == 0) {
                         try await rawAsyncHTTPClient($0, client: client)
                     })
                 continue
             }
             #endif
-            rounds.append(try await round(base, total: 256 << 20, transport: transport) { await rawURLSession($0) })
+            rounds.append(
+                try await round(base, total: 256 << 20, transport: transport, rawFirst: index % 2 == 0) {
+                    await rawURLSession($0)
+                })
         }
         let ratio = median(rounds.map { $0.kit / $0.raw })
         print(
