@@ -25,5 +25,6 @@ let benchmarks: @Sendable () -> Void = {
     )
     registerPipelineBenchmarks()
     registerThroughputBenchmarks()
+    registerHTTPSBenchmarks()
     registerFeatureBenchmarks()
 }

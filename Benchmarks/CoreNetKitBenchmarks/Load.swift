@@ -44,7 +44,7 @@ func runLoad(
 /// records kit/raw throughput ×1000 for the pair: both see the same machine state, so the ratio
 /// holds even when the absolute figures drift.
 func runPaired(
-    _ benchmark: Benchmark, total: Int, concurrency: Int,
+    _ benchmark: Benchmark, total: Int, concurrency: Int, metric: BenchmarkMetric = Metrics.ratio,
     raw: @escaping @Sendable () async throws -> Void, kit: @escaping @Sendable () async throws -> Void
 ) async throws {
     let clock = ContinuousClock()
@@ -62,7 +62,7 @@ func runPaired(
     let first = try await batch(kitFirst ? kit : raw)
     let second = try await batch(kitFirst ? raw : kit)
     let (kitTime, rawTime) = kitFirst ? (first, second) : (second, first)
-    benchmark.measurement(Metrics.ratio, Int(1000 * rawTime.seconds / kitTime.seconds))
+    benchmark.measurement(metric, Int(1000 * rawTime.seconds / kitTime.seconds))
 }
 
 enum Metrics {
@@ -71,6 +71,10 @@ enum Metrics {
     static let requestsPerSecond = BenchmarkMetric.custom(
         "requests/s", polarity: .prefersLarger, useScalingFactor: false)
     static let latency = BenchmarkMetric.custom("latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let http2Ratio = BenchmarkMetric.custom(
+        "HTTP/2 / HTTP/1.1 throughput ×1000", polarity: .prefersLarger, useScalingFactor: false)
+    static let connections = BenchmarkMetric.custom(
+        "connections opened", polarity: .prefersSmaller, useScalingFactor: false)
 }
 
 extension Duration {

@@ -35,6 +35,8 @@ struct ServerState {
 
     var hits: [HitKey: Int] = [:]
     var totalHits = 0
+    /// Connections accepted by a TLS server, and what they negotiated.
+    var connections = ConnectionCounts()
 
     var gates: [String: Gate] = [:]
     var arrivalWaiters: [Int: ArrivalWaiter] = [:]

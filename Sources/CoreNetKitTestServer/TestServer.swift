@@ -8,6 +8,9 @@
 
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import NIOSSL
 import ServiceLifecycle
 
 /// A real HTTP/1.1 loopback server (Hummingbird) with deterministic routes for CoreNetKit's
@@ -48,13 +51,15 @@ public final class TestServer: Sendable {
     /// `http://<host>:<port>`, without a trailing slash.
     public let baseURL: URL
 
-    private init(core: ServerCore, serverTask: Task<Void, Never>, group: ServiceGroup, host: String, port: Int) {
+    private init(
+        core: ServerCore, serverTask: Task<Void, Never>, group: ServiceGroup, host: String, port: Int, scheme: String
+    ) {
         self.core = core
         self.serverTask = serverTask
         self.group = group
         self.port = port
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        self.baseURL = URL(string: "http://\(hostPart):\(port)")!
+        self.baseURL = URL(string: "\(scheme)://\(hostPart):\(port)")!
     }
 
     deinit {
@@ -64,11 +69,17 @@ public final class TestServer: Sendable {
 
     /// Starts a server on `host`:`port` (port 0 picks an ephemeral port) and returns once it
     /// accepts connections. Throws ``TestServerError/startFailed(_:)`` when it cannot bind.
-    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
+    ///
+    /// With `tls`, it serves HTTPS with that identity, HTTP/2 or HTTP/1.1 as the client's ALPN
+    /// asks, and counts connections (``connectionCounts()``); ``baseURL`` is then `https://…`.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TestIdentity? = nil) async throws
+        -> TestServer
+    {
         let core = ServerCore()
         let startup = StartupSignal()
         var app = Application(
             responder: TestResponder(core: core),
+            server: try tls.map { try Self.tlsServer($0, core: core) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 if let boundPort = channel.localAddress?.port {
@@ -97,7 +108,31 @@ public final class TestServer: Sendable {
         } onCancel: {
             serverTask.cancel()
         }
-        return TestServer(core: core, serverTask: serverTask, group: group, host: host, port: boundPort)
+        return TestServer(
+            core: core, serverTask: serverTask, group: group, host: host, port: boundPort,
+            scheme: tls == nil ? "http" : "https")
+    }
+
+    /// HTTP/2 and HTTP/1.1 over TLS with `identity`, counting connections.
+    private static func tlsServer(_ identity: TestIdentity, core: ServerCore) throws -> HTTPServerBuilder {
+        let chain = try identity.certificateChain.map {
+            NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: [UInt8]($0), format: .der))
+        }
+        let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain, privateKey: .privateKey(key))
+        // On stop, an idle keep-alive client may never answer the server's close_notify; do not
+        // wait the default 5 s for it.
+        configuration.shutdownTimeout = .milliseconds(100)
+        return HTTPServerBuilder { [configuration] responder in
+            CountingTLSChannel(
+                base: try HTTP2UpgradeChannel(tlsConfiguration: configuration, responder: responder), core: core)
+        }
+    }
+
+    /// Connections accepted so far and what they negotiated (a TLS server only).
+    public func connectionCounts() -> ConnectionCounts {
+        self.core.connectionCounts()
     }
 
     /// Stops listening and closes every connection. Requests held at gates are released first,

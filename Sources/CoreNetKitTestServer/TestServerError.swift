@@ -20,6 +20,14 @@ public func withTestServer<T: Sendable>(_ body: (TestServer) async throws -> T) 
     try await withStarted(try await TestServer.start(), body)
 }
 
+/// Runs `body` with a new HTTPS ``TestServer`` on 127.0.0.1 that presents `identity` (HTTP/2 and
+/// HTTP/1.1 by ALPN), and always stops it afterwards.
+public func withTLSTestServer<T: Sendable>(
+    _ identity: TestIdentity, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    try await withStarted(try await TestServer.start(tls: identity), body)
+}
+
 /// Runs `body` with `server` and always stops the server afterwards, whether `body` returns or
 /// throws.
 func withStarted<Server: StoppableServer, T: Sendable>(

@@ -26,7 +26,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case transport, cantMapping, badStatus, server, invalidRequest, unauthorized
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
             case fileAccess, responseTooLarge
-            case repeatedCursor
+            case repeatedCursor, serverTrust
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -71,6 +71,12 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         /// A ``CursorPaginator``'s server named a next cursor it had already given in this run
         /// of pages: paging would loop, so it stopped.
         public static let repeatedCursor = Code(.repeatedCursor)
+        /// The server's certificate was not trusted, so nothing was sent: an unknown or untrusted
+        /// certificate authority, an expired certificate, a certificate for another host name, or
+        /// a chain without a certificate pinned by the transport's ``ServerTrustPolicy``. It is
+        /// never retried. ``BaseServerError/message`` names the host and, where the transport
+        /// tells it, the reason.
+        public static let serverTrust = Code(.serverTrust)
 
         public var description: String { base.rawValue }
     }
@@ -184,6 +190,7 @@ extension BaseServerError: LocalizedError {
         case .fileAccess: return "A file could not be read or written: \(message ?? "unknown reason")."
         case .responseTooLarge: return "The response is too large: \(message ?? "it passed the size limit")."
         case .repeatedCursor: return "The server repeated a page cursor it had already sent; paging stopped."
+        case .serverTrust: return message ?? "The server's certificate is not trusted."
         default: return "The request failed."
         }
     }

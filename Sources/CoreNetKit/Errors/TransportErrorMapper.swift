@@ -23,6 +23,9 @@ enum TransportErrorMapper {
         if let error = error as? BaseServerError { return error }
         if error is CancellationError { return .cancelled }
         if let error = error as? URLError {
+            if let trust = ServerTrustFailure(error) {
+                return BaseServerError(code: .serverTrust, message: trust.message, underlyingError: error)
+            }
             let (code, message) = classify(error.code)
             return BaseServerError(code: code, message: message, underlyingError: error)
         }
@@ -55,9 +58,10 @@ enum TransportErrorMapper {
             return (.transport, "The server's response was too large to receive.")
         case .cannotDecodeRawData, .cannotDecodeContentData:
             return (.transport, "The server's compressed response could not be decoded.")
-        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
-            .clientCertificateRequired:
+        case .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid:
+            return (.serverTrust, "The server's certificate is not trusted.")
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
             return (.transport, "A secure connection to the server could not be made.")
         case .userAuthenticationRequired, .userCancelledAuthentication:
             return (.unauthorized, nil)

@@ -15,7 +15,9 @@ import Foundation
 /// token stage adds the current token (and refreshes after a `401` as usual), interceptors
 /// appended to the configuration run again, and the body is encoded and sent from its start
 /// (a streamed file body is opened anew). The attempt number is in ServerRequest/attempt.
-/// Cancelling the request during a wait ends the wait at once. A request whose 2xx response
+/// Cancelling the request during a wait ends the wait at once. A refused server certificate
+/// (``BaseServerError/Code-swift.struct/serverTrust``) is never retried, even when a policy lists it:
+/// the next attempt would meet the same certificate. A request whose 2xx response
 /// body already began to stream to its reader (the OpenAPI client transport) is not sent again:
 /// its answer, or its failure, is final.
 public struct RetryInterceptor: Interceptor {
@@ -48,7 +50,9 @@ public struct RetryInterceptor: Interceptor {
                 let asked = policy.retryAfter(response.headers["Retry-After"], now: configuration.clock.currentDate)
                 delay = asked ?? policy.backoff(after: number)
                 reason = "status \(response.statusCode)"
-            } catch let error as BaseServerError where policy.retryableErrors.contains(error.code) && !streamed {
+            } catch let error as BaseServerError
+                where policy.retryableErrors.contains(error.code) && error.code != .serverTrust && !streamed
+            {
                 guard policy.budget?.recordFailure() ?? true, number < policy.maximumAttempts else { throw error }
                 delay = policy.backoff(after: number)
                 reason = error.code.description

@@ -39,7 +39,7 @@ public struct RetryPolicy: Sendable {
     public var maximumRetryAfter: Duration
     /// The statuses that are retried.
     public var retryableStatuses: Set<Int>
-    /// The failures that are retried.
+    /// The failures that are retried; ``BaseServerError/Code-swift.struct/serverTrust`` never is.
     public var retryableErrors: Set<BaseServerError.Code>
     /// The methods retried without further proof that it is safe.
     public var idempotentMethods: Set<HTTPMethod>

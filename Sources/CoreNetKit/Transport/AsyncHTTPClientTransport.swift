@@ -16,6 +16,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 
 /// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times the throughput of
 /// FoundationNetworking's `URLSession` at a third of its CPU cost per request.
@@ -35,6 +36,8 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The client requests go through.
     public let client: HTTPClient
     private let ownsClient: Bool
+    /// The TLS configuration of each host with a trust rule (see AsyncHTTPClientTransport+Trust.swift).
+    private let trustByHost: [String: TLSConfiguration]
     /// The most redirects followed for one request.
     public static let maximumRedirects = 20
 
@@ -50,15 +53,21 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// Creates a transport over a client of its own, shut down when the transport is released.
-    public init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()) {
+    public convenience init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()) {
+        self.init(configuration: configuration, trustByHost: [:])
+    }
+
+    init(configuration: HTTPClient.Configuration, trustByHost: [String: TLSConfiguration]) {
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.ownsClient = true
+        self.trustByHost = trustByHost
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down.
     public init(client: HTTPClient) {
         self.client = client
         self.ownsClient = false
+        self.trustByHost = [:]
     }
 
     deinit {
@@ -88,6 +97,9 @@ public final class AsyncHTTPClientTransport: Transport {
     {
         var request = HTTPClientRequest(url: current.url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
+        if !trustByHost.isEmpty, let host = current.url.host?.lowercased() {
+            request.tlsConfiguration = trustByHost[host]
+        }
         request.headers.reserveCapacity(current.headers.count)
         for (name, value) in current.headers {
             request.headers.add(name: name, value: value)
@@ -96,7 +108,7 @@ public final class AsyncHTTPClientTransport: Transport {
         do {
             return try await client.execute(request, deadline: deadline)
         } catch {
-            throw Self.map(error)
+            throw Self.trustFailure(error, url: current.url) ?? Self.map(error)
         }
     }
 

@@ -41,6 +41,9 @@ final class TaskState: @unchecked Sendable {
     /// Set (from libcurl's thread) when libcurl asked to send the body again because the
     /// connection was dropped: the task then ends in `networkConnectionLost`.
     let connectionDropped = Locked(false)
+    /// Set when the server's certificate was refused by the transport's ``ServerTrustPolicy``:
+    /// why, in words. The task then ends in a trust failure rather than as cancelled.
+    var trustFailure: String?
 
     init(
         request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate,
@@ -98,6 +101,13 @@ private struct SuspendableTask: @unchecked Sendable {  // safe: suspend, resume 
 /// The session delegate: routes callbacks to each task's ``TaskState``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // safe: `states` is Locked
     private let states = Locked<[Int: TaskState]>([:])
+    /// Extra trust and pins; `nil` leaves every server trust challenge to the system.
+    let serverTrust: ServerTrustPolicy?
+
+    init(serverTrust: ServerTrustPolicy? = nil) {
+        self.serverTrust = serverTrust
+        super.init()
+    }
 
     func register(_ state: TaskState, for identifier: Int) {
         states.withLock { $0[identifier] = state }
@@ -152,6 +162,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // A declined challenge ends the task as cancelled; its 401 was received and is the answer.
         var error = state.declinedChallenge && state.response != nil ? nil : error
         if error != nil, state.connectionDropped.withLock({ $0 }) { error = URLError(.networkConnectionLost) }
+        if let reason = state.trustFailure {
+            // The challenge was cancelled because the policy refused the certificate.
+            error = ServerTrustFailure.error(.serverCertificateUntrusted, url: state.request.url, reason: reason)
+        }
         if state.continuation != nil, error == nil, let http = state.response ?? task.response as? HTTPURLResponse {
             state.deliverHead(http, task: task)
         }
@@ -205,6 +219,14 @@ extension SessionDelegate {
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+            let rule = serverTrust?.rule(forHost: challenge.protectionSpace.host)
+        {
+            let (disposition, credential, refusal) = Self.evaluate(challenge, rule: rule)
+            if let refusal, let state = state(for: task) { state.trustFailure = refusal }
+            completionHandler(disposition, credential)
+            return
+        }
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
@@ -217,6 +239,9 @@ enum FoundationFault {
     static func normalized(_ error: any Error, state: TaskState) -> any Error {
         guard let urlError = error as? URLError else { return error }
         let detail = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+        if let (code, reason) = certificateProblem(detail) {
+            return ServerTrustFailure.error(code, url: state.request.url, reason: reason, underlying: urlError)
+        }
         let code: URLError.Code
         switch urlError.code {
         case .badServerResponse where state.response == nil:
@@ -245,5 +270,26 @@ enum FoundationFault {
     private static func isHTTP(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
         return scheme == "http" || scheme == "https"
+    }
+
+    /// libcurl's words for a refused server certificate ("SSL certificate problem: certificate has
+    /// expired", "SSL: no alternative certificate subject name matches target host name '…'"), as
+    /// the code and reason of a trust failure; `nil` for any other error.
+    static func certificateProblem(_ detail: String) -> (URLError.Code, String)? {
+        guard detail.contains("ssl certificate problem") || detail.contains("target host name") else { return nil }
+        if detail.contains("expired") { return (.serverCertificateHasBadDate, "it has expired") }
+        if detail.contains("not yet valid") { return (.serverCertificateNotYetValid, "it is not valid yet") }
+        if detail.contains("target host name") {
+            return (.serverCertificateUntrusted, "it was issued for another host name")
+        }
+        if detail.contains("self-signed") || detail.contains("self signed") {
+            return (.serverCertificateUntrusted, "it is self-signed and not in the system's trust store")
+        }
+        if detail.contains("issuer") {
+            return (
+                .serverCertificateHasUnknownRoot, "it was issued by a certificate authority the system does not trust"
+            )
+        }
+        return (.serverCertificateUntrusted, "it could not be verified")
     }
 }

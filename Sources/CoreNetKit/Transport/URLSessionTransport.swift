@@ -146,10 +146,20 @@ public final class URLSessionTransport: Transport {
     ///     whose timeout then includes the wait for a connection.
     ///   - bodyBufferLimit: The most body bytes buffered per request before the task is
     ///     suspended; 1 MiB by default.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
         maximumConnectionsPerHost: Int? = URLSessionTransport.defaultMaximumConnectionsPerHost,
         bodyBufferLimit: Int = 1 << 20
+    ) {
+        self.init(
+            configuration: configuration, maximumConnectionsPerHost: maximumConnectionsPerHost,
+            bodyBufferLimit: bodyBufferLimit, trust: nil)
+    }
+
+    /// Creates a transport whose delegate applies `trust` (see URLSessionTransport+Trust.swift).
+    init(
+        configuration: URLSessionConfiguration, maximumConnectionsPerHost: Int?, bodyBufferLimit: Int,
+        trust: ServerTrustPolicy?
     ) {
         precondition(bodyBufferLimit > 0, "bodyBufferLimit must be positive")
         self.bodyBufferLimit = bodyBufferLimit
@@ -160,7 +170,7 @@ public final class URLSessionTransport: Transport {
             configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
         }
         self.limiter = maximumConnectionsPerHost.map(HostLimiter.init(limit:))
-        let delegate = SessionDelegate()
+        let delegate = SessionDelegate(serverTrust: trust)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CoreNetKit.URLSessionTransport"

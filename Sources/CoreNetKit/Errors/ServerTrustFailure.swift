@@ -1,0 +1,62 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A server trust failure as a transport reports it: a `URLError` with one of the
+/// server-certificate codes, or one a CoreNetKit transport marked with the reason it knows
+/// (``reasonKey``). The mapper turns it into ``BaseServerError/Code-swift.struct/serverTrust`` with a
+/// message that names the host and the reason.
+struct ServerTrustFailure {
+    /// The `userInfo` key under which a transport puts the reason, in words ("it has expired").
+    static let reasonKey = "CoreNetKitServerTrustReason"
+
+    /// The host whose certificate was refused, when the error names the URL.
+    let host: String?
+    /// Why, in words, when known.
+    let reason: String?
+
+    /// Reads `error`; `nil` when it is not a trust failure.
+    init?(_ error: URLError) {
+        let marked = error.userInfo[Self.reasonKey] as? String
+        switch error.code {
+        case .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid:
+            break
+        default:
+            guard marked != nil else { return nil }
+        }
+        self.host = (error.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host
+        self.reason = marked ?? Self.reason(for: error.code)
+    }
+
+    /// "The certificate of api.example.com is not trusted: it has expired."
+    var message: String {
+        "The certificate of \(host ?? "the server") is not trusted" + (reason.map { ": \($0)" } ?? "") + "."
+    }
+
+    /// The error a transport throws for a refused certificate of `url`'s host.
+    static func error(_ code: URLError.Code, url: URL, reason: String, underlying: (any Error)? = nil) -> URLError {
+        var info: [String: Any] = [reasonKey: reason, NSURLErrorFailingURLErrorKey: url]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        return URLError(code, userInfo: info)
+    }
+
+    private static func reason(for code: URLError.Code) -> String? {
+        switch code {
+        case .serverCertificateHasBadDate: return "it has expired or is not valid yet"
+        case .serverCertificateNotYetValid: return "it is not valid yet"
+        case .serverCertificateHasUnknownRoot: return "it was issued by an unknown certificate authority"
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The few parts of a DER-encoded X.509 certificate that trust settings need: its issuer, its
+/// subject and its public key (`SubjectPublicKeyInfo`), as the exact bytes of each field.
+///
+/// Only the outer structure is read (RFC 5280 §4.1): it proves the bytes have the shape of a
+/// certificate, not that it is valid; the transport's TLS stack verifies signatures and dates.
+struct CertificateDER: Sendable {
+    let issuer: [UInt8]
+    let subject: [UInt8]
+    let subjectPublicKeyInfo: [UInt8]
+
+    /// Whether issuer and subject are the same name: a root certificate authority or a
+    /// self-signed certificate, which can be a trust anchor by itself.
+    var isSelfIssued: Bool { issuer == subject }
+
+    /// Reads `der`; `nil` when it is not a DER certificate.
+    init?(_ der: Data) {
+        let bytes = [UInt8](der)
+        var reader = Reader(bytes: bytes, start: 0, end: bytes.count)
+        guard let certificate = reader.element(tag: 0x30), reader.start == reader.end else { return nil }
+        var outer = Reader(bytes: bytes, start: certificate.content.lowerBound, end: certificate.content.upperBound)
+        guard let tbs = outer.element(tag: 0x30) else { return nil }
+        var fields = Reader(bytes: bytes, start: tbs.content.lowerBound, end: tbs.content.upperBound)
+        if fields.peek == 0xA0 { guard fields.element(tag: 0xA0) != nil else { return nil } }  // version
+        guard fields.element(tag: 0x02) != nil,  // serialNumber
+            fields.element(tag: 0x30) != nil,  // signature algorithm
+            let issuer = fields.element(tag: 0x30),
+            fields.element(tag: 0x30) != nil,  // validity
+            let subject = fields.element(tag: 0x30),
+            let key = fields.element(tag: 0x30)
+        else { return nil }
+        self.issuer = Array(bytes[issuer.whole])
+        self.subject = Array(bytes[subject.whole])
+        self.subjectPublicKeyInfo = Array(bytes[key.whole])
+    }
+
+    /// A cursor over DER elements between `start` and `end`.
+    private struct Reader {
+        let bytes: [UInt8]
+        var start: Int
+        let end: Int
+
+        var peek: UInt8? { start < end ? bytes[start] : nil }
+
+        /// Reads the next element if its tag is `tag`: its whole encoding and its content.
+        mutating func element(tag: UInt8) -> (whole: Range<Int>, content: Range<Int>)? {
+            guard start + 2 <= end, bytes[start] == tag else { return nil }
+            var index = start + 1
+            var length = Int(bytes[index])
+            index += 1
+            if length & 0x80 != 0 {
+                let count = length & 0x7F
+                guard count > 0, count <= 4, index + count <= end else { return nil }
+                length = 0
+                for byte in bytes[index..<index + count] { length = length << 8 | Int(byte) }
+                index += count
+            }
+            guard length <= end - index else { return nil }
+            let whole = start..<(index + length)
+            start = index + length
+            return (whole, index..<(index + length))
+        }
+    }
+}

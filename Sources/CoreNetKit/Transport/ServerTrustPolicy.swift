@@ -1,0 +1,181 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Which server certificates a transport accepts for which hosts, beyond the system's trust
+/// store: extra certificate authorities (an enterprise or test CA) and pins.
+///
+/// Hosts without a rule are verified as usual against the system's roots. A host with extra
+/// authorities accepts chains to the system's roots *or* to those authorities. A pinned host
+/// accepts a connection only if the verified chain contains one of its pins; anything else ends
+/// in ``BaseServerError/Code-swift.struct/serverTrust`` before a byte of the request (headers,
+/// `Authorization`, tokens) is sent. Hosts match by exact name, without case; an IP address is a
+/// host of its own.
+///
+/// ```swift
+/// let policy = try ServerTrustPolicy()
+///     .trusting(certificateAuthorities: ServerTrustPolicy.certificates(fromPEM: companyCA), forHosts: ["intranet.example.com"])
+///     .pinning([.publicKey(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=")], forHosts: ["api.example.com"])
+/// let transport = try AsyncHTTPClientTransport(serverTrust: policy)
+/// ```
+///
+/// The transport applies it, so what it can do depends on the transport:
+/// - `AsyncHTTPClientTransport`: extra authorities; pins of self-signed certificates (a root CA
+///   or a self-signed leaf), which become the host's only trust anchors. AsyncHTTPClient 1.37
+///   gives no access to the peer's chain, so public-key pins and pins of other certificates
+///   throw when the transport is created.
+/// - ``URLSessionTransport`` on Apple platforms: everything, through the server trust challenge.
+/// - ``URLSessionTransport`` on Linux: nothing. FoundationNetworking (libcurl) has no trust
+///   challenge and reads only the system's CA bundle, so a non-empty policy throws when the
+///   transport is created rather than silently not pin.
+public struct ServerTrustPolicy: Sendable, Equatable {
+    /// What one host accepts.
+    public struct Rule: Sendable, Equatable {
+        /// DER certificates of authorities trusted for the host besides the system's roots.
+        public var certificateAuthorities: [Data] = []
+        /// The pins; when not empty, the chain must contain at least one of them.
+        public var pins: [CertificatePin] = []
+    }
+
+    /// The rules by host name, lowercased.
+    public private(set) var rules: [String: Rule] = [:]
+
+    /// Creates a policy with no rules: every host is verified against the system's roots.
+    public init() {}
+
+    /// Whether no host has a rule.
+    public var isEmpty: Bool { rules.isEmpty }
+
+    /// The rule for `host`, if any.
+    public func rule(forHost host: String) -> Rule? {
+        rules.isEmpty ? nil : rules[host.lowercased()]
+    }
+
+    /// The policy with `certificateAuthorities` (DER) trusted for `hosts` in addition to the
+    /// system's roots.
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when an
+    ///   element is not a DER certificate or `hosts` is empty.
+    public func trusting(certificateAuthorities: [Data], forHosts hosts: [String]) throws -> ServerTrustPolicy {
+        for (index, der) in certificateAuthorities.enumerated() where CertificateDER(der) == nil {
+            throw Self.invalid("certificate authority \(index + 1) is not a DER-encoded X.509 certificate")
+        }
+        return try adding(hosts) { $0.certificateAuthorities += certificateAuthorities }
+    }
+
+    /// The policy with `pins` required for `hosts`: a connection succeeds only if its chain
+    /// contains at least one of them.
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
+    ///   `pins` or `hosts` is empty.
+    public func pinning(_ pins: [CertificatePin], forHosts hosts: [String]) throws -> ServerTrustPolicy {
+        guard !pins.isEmpty else { throw Self.invalid("no pins were given for \(hosts.joined(separator: ", "))") }
+        return try adding(hosts) { $0.pins += pins }
+    }
+
+    /// The DER bytes of every `CERTIFICATE` block in `pem`.
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
+    ///   there is none or a block is not valid base64.
+    public static func certificates(fromPEM pem: String) throws -> [Data] {
+        var result: [Data] = []
+        var body: String?
+        for line in pem.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line == "-----BEGIN CERTIFICATE-----" {
+                body = ""
+            } else if line == "-----END CERTIFICATE-----", let text = body {
+                guard let der = Data(base64Encoded: text), CertificateDER(der) != nil else {
+                    throw invalid("PEM block \(result.count + 1) is not a certificate")
+                }
+                result.append(der)
+                body = nil
+            } else if body != nil {
+                body? += line
+            }
+        }
+        guard !result.isEmpty else { throw invalid("the PEM text holds no CERTIFICATE block") }
+        return result
+    }
+
+    private func adding(_ hosts: [String], _ change: (inout Rule) -> Void) throws -> ServerTrustPolicy {
+        guard !hosts.isEmpty else { throw Self.invalid("no host was given") }
+        var copy = self
+        for host in hosts { change(&copy.rules[host.lowercased(), default: Rule()]) }
+        return copy
+    }
+
+    static func invalid(_ reason: String) -> BaseServerError {
+        BaseServerError(code: .serverTrust, message: "The server trust policy is invalid: \(reason).")
+    }
+}
+
+/// One pin of a ``ServerTrustPolicy``: a certificate, or the public key of one, that a host's
+/// chain must contain.
+public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
+    enum Kind: Hashable {
+        /// The exact DER bytes of a certificate.
+        case certificate(Data)
+        /// The lowercase hex SHA-256 of a `SubjectPublicKeyInfo`.
+        case publicKeySHA256(String)
+    }
+    let kind: Kind
+
+    /// Pins a certificate by its DER bytes: the chain must contain this very certificate.
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
+    ///   `der` is not a DER certificate.
+    public static func certificate(_ der: Data) throws -> CertificatePin {
+        guard CertificateDER(der) != nil else {
+            throw ServerTrustPolicy.invalid("a pinned certificate is not a DER-encoded X.509 certificate")
+        }
+        return CertificatePin(kind: .certificate(der))
+    }
+
+    /// Pins a public key by the base64 SHA-256 of its `SubjectPublicKeyInfo` (the form of HPKP,
+    /// OkHttp's `sha256/…` and `openssl x509 -pubkey | openssl pkey -pubin -outform der | openssl
+    /// dgst -sha256 -binary | base64`): the chain must contain a certificate with this key,
+    /// whichever certificate it is (keys outlive renewals).
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
+    ///   the text is not the base64 of 32 bytes.
+    public static func publicKey(sha256Base64: String) throws -> CertificatePin {
+        let text = sha256Base64.hasPrefix("sha256/") ? String(sha256Base64.dropFirst(7)) : sha256Base64
+        guard let digest = Data(base64Encoded: text), digest.count == 32 else {
+            throw ServerTrustPolicy.invalid("\"\(sha256Base64)\" is not the base64 of a SHA-256 digest")
+        }
+        return CertificatePin(kind: .publicKeySHA256(digest.map { String(format: "%02x", $0) }.joined()))
+    }
+
+    /// Pins the public key of the DER certificate `der` (see ``publicKey(sha256Base64:)``).
+    ///
+    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
+    ///   `der` is not a DER certificate.
+    public static func publicKey(ofCertificate der: Data) throws -> CertificatePin {
+        guard let certificate = CertificateDER(der) else {
+            throw ServerTrustPolicy.invalid("a certificate to pin the key of is not a DER-encoded X.509 certificate")
+        }
+        return CertificatePin(kind: .publicKeySHA256(SHA256.hex(bytes: certificate.subjectPublicKeyInfo)))
+    }
+
+    /// Whether a chain of DER certificates contains this pin.
+    func isContained(in chain: [Data]) -> Bool {
+        switch kind {
+        case .certificate(let der): return chain.contains(der)
+        case .publicKeySHA256(let digest):
+            return chain.contains { CertificateDER($0).map { SHA256.hex(bytes: $0.subjectPublicKeyInfo) } == digest }
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .certificate(let der): return "certificate pin (SHA-256 \(SHA256.hex(bytes: [UInt8](der))))"
+        case .publicKeySHA256(let digest): return "public key pin (SHA-256 \(digest))"
+        }
+    }
+}
