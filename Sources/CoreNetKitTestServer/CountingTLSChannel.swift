@@ -9,20 +9,19 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdHTTP2
 import Logging
 import NIOCore
 import NIOSSL
 import NIOTLS
 
-/// Hummingbird's HTTP/2-with-HTTP/1.1 TLS channel (ALPN picks the version), counting every
+/// A Hummingbird TLS channel (HTTP/2 with HTTP/1.1 by ALPN, or HTTP/1.1 only) counting every
 /// accepted connection and the protocol each one negotiated, so tests can check that many
 /// requests shared one HTTP/2 connection and that a refused handshake sent nothing.
-struct CountingTLSChannel: ServerChildChannel {
-    let base: HTTP2UpgradeChannel
+struct CountingTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
+    let base: Base
     let core: ServerCore
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP2UpgradeChannel.Value> {
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
         self.core.recordConnection()
         let future = self.base.setup(channel: channel, logger: logger)
         do {
@@ -35,7 +34,7 @@ struct CountingTLSChannel: ServerChildChannel {
         return future
     }
 
-    func handle(value: HTTP2UpgradeChannel.Value, logger: Logger) async {
+    func handle(value: Base.Value, logger: Logger) async {
         await self.base.handle(value: value, logger: logger)
     }
 }

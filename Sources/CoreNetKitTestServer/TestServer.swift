@@ -10,6 +10,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
+import HummingbirdTLS
 import NIOSSL
 import ServiceLifecycle
 
@@ -71,15 +72,16 @@ public final class TestServer: Sendable {
     /// accepts connections. Throws ``TestServerError/startFailed(_:)`` when it cannot bind.
     ///
     /// With `tls`, it serves HTTPS with that identity, HTTP/2 or HTTP/1.1 as the client's ALPN
-    /// asks, and counts connections (``connectionCounts()``); ``baseURL`` is then `https://…`.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TestIdentity? = nil) async throws
-        -> TestServer
-    {
+    /// asks (only HTTP/1.1 when `http2` is `false`), and counts connections
+    /// (``connectionCounts()``); ``baseURL`` is then `https://…`.
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, tls: TestIdentity? = nil, http2: Bool = true
+    ) async throws -> TestServer {
         let core = ServerCore()
         let startup = StartupSignal()
         var app = Application(
             responder: TestResponder(core: core),
-            server: try tls.map { try Self.tlsServer($0, core: core) } ?? .http1(),
+            server: try tls.map { try Self.tlsServer($0, http2: http2, core: core) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 if let boundPort = channel.localAddress?.port {
@@ -113,8 +115,10 @@ public final class TestServer: Sendable {
             scheme: tls == nil ? "http" : "https")
     }
 
-    /// HTTP/2 and HTTP/1.1 over TLS with `identity`, counting connections.
-    private static func tlsServer(_ identity: TestIdentity, core: ServerCore) throws -> HTTPServerBuilder {
+    /// HTTP/2 and HTTP/1.1 (or HTTP/1.1 only) over TLS with `identity`, counting connections.
+    private static func tlsServer(_ identity: TestIdentity, http2: Bool, core: ServerCore) throws
+        -> HTTPServerBuilder
+    {
         let chain = try identity.certificateChain.map {
             NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: [UInt8]($0), format: .der))
         }
@@ -125,8 +129,14 @@ public final class TestServer: Sendable {
         // wait the default 5 s for it.
         configuration.shutdownTimeout = .milliseconds(100)
         return HTTPServerBuilder { [configuration] responder in
-            CountingTLSChannel(
-                base: try HTTP2UpgradeChannel(tlsConfiguration: configuration, responder: responder), core: core)
+            if http2 {
+                return CountingTLSChannel(
+                    base: try HTTP2UpgradeChannel(tlsConfiguration: configuration, responder: responder), core: core)
+            }
+            var http1 = configuration
+            http1.applicationProtocols = ["http/1.1"]
+            return CountingTLSChannel(
+                base: try TLSChannel(HTTP1Channel(responder: responder), tlsConfiguration: http1), core: core)
         }
     }
 

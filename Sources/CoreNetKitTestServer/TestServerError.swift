@@ -21,11 +21,11 @@ public func withTestServer<T: Sendable>(_ body: (TestServer) async throws -> T) 
 }
 
 /// Runs `body` with a new HTTPS ``TestServer`` on 127.0.0.1 that presents `identity` (HTTP/2 and
-/// HTTP/1.1 by ALPN), and always stops it afterwards.
+/// HTTP/1.1 by ALPN, or HTTP/1.1 only when `http2` is `false`), and always stops it afterwards.
 public func withTLSTestServer<T: Sendable>(
-    _ identity: TestIdentity, _ body: (TestServer) async throws -> T
+    _ identity: TestIdentity, http2: Bool = true, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    try await withStarted(try await TestServer.start(tls: identity), body)
+    try await withStarted(try await TestServer.start(tls: identity, http2: http2), body)
 }
 
 /// Runs `body` with `server` and always stops the server afterwards, whether `body` returns or

@@ -16,17 +16,6 @@ import Testing
 /// HTTP/2 through AsyncHTTPClientTransport: ALPN picks it over TLS, and concurrent requests to
 /// one host are streams of one connection.
 @Suite struct HTTP2ConnectionTests {
-    @Test func validChainSucceedsOverHTTP2() async throws {
-        try await withTLSTestServer(testPKI.valid) { server in
-            let transport = try trustTransport(try trustingTestAuthority())
-
-            let result = try await fetchJSON("/users/1", on: server, through: transport)
-
-            #expect(throws: Never.self) { try result.get() }
-            #expect(server.connectionCounts() == ConnectionCounts(accepted: 1, http2: 1, http1: 0))
-        }
-    }
-
     @Test func concurrentRequestsToOneHostShareOneHTTP2Connection() async throws {
         try await withTLSTestServer(testPKI.valid) { server in
             let transport = try trustTransport(try trustingTestAuthority())

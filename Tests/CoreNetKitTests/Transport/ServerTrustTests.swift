@@ -20,15 +20,29 @@ import Testing
 @Suite struct ServerTrustTests {
     @Test(.enabled(if: canVerifyTestChain, "URLSession on Linux needs the test CA in libcurl's CA bundle (.ci/run)"))
     func validChainSucceedsOverHTTP1() async throws {
-        try await withTLSTestServer(testPKI.valid) { server in
-            let transport = try trustTransport(try verifyingPolicy(), http1Only: true)
+        try await withTLSTestServer(testPKI.valid, http2: false) { server in
+            let transport = try trustTransport(try verifyingPolicy())
 
             let result = try await fetchJSON("/users/1", on: server, through: transport)
 
             #expect(throws: Never.self) { try result.get() }
             #expect(server.hits("GET", "/users/1") == 1)
-            #if AsyncHTTPClient
             #expect(server.connectionCounts() == ConnectionCounts(accepted: 1, http2: 0, http1: 1))
+        }
+    }
+
+    /// Both transports offer h2 in ALPN: AsyncHTTPClient by default, and URLSession on Linux
+    /// because libcurl asks for HTTP/2 over TLS by default (FoundationNetworking sets no version).
+    @Test(.enabled(if: canVerifyTestChain, "URLSession on Linux needs the test CA in libcurl's CA bundle (.ci/run)"))
+    func validChainSucceedsOverHTTP2WhenTheServerOffersIt() async throws {
+        try await withTLSTestServer(testPKI.valid) { server in
+            let transport = try trustTransport(try verifyingPolicy())
+
+            let result = try await fetchJSON("/users/1", on: server, through: transport)
+
+            #expect(throws: Never.self) { try result.get() }
+            #if AsyncHTTPClient || canImport(FoundationNetworking)
+            #expect(server.connectionCounts() == ConnectionCounts(accepted: 1, http2: 1, http1: 0))
             #endif
         }
     }
