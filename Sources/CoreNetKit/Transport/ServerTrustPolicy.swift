@@ -172,6 +172,7 @@ public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What is pinned, with its SHA-256, for messages and logs.
     public var description: String {
         switch kind {
         case .certificate(let der): return "certificate pin (SHA-256 \(SHA256.hex(bytes: [UInt8](der))))"

@@ -93,6 +93,18 @@ import Testing
         }
     }
 
+    @Test func selfSignedLeafEndsInServerTrust() async throws {
+        try await withTLSTestServer(testPKI.selfSigned) { server in
+            let transport = try trustTransport(try verifyingPolicy())
+
+            let error = try await fetchJSON("/users/1", on: server, through: transport).serverError
+
+            #expect(error?.code == .serverTrust)
+            #expect(error?.message?.contains("127.0.0.1") == true, "\(String(describing: error))")
+            #expect(server.totalHits() == 0)
+        }
+    }
+
     @Test func refusedCertificateSendsNoTokenAndIsNeverRetried() async throws {
         try await withTLSTestServer(testPKI.untrusted) { server in
             let transport = try trustTransport(try verifyingPolicy())
