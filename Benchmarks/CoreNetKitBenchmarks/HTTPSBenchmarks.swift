@@ -60,6 +60,23 @@ func registerHTTPSBenchmarks() {
                 raw: { try await rawGet(h2, url) },
                 kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: kit).performAsync()) })
         }
+        // The same without a ServerTrustPolicy: the CA is in the client's own configuration, so
+        // requests carry no TLS configuration of their own. Tells the policy's cost from the pipeline's.
+        let kitClientTrust = benchConfiguration(transport: AsyncHTTPClientTransport(client: h2))
+        Benchmark(
+            "HTTPS ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport(client:) / raw AsyncHTTPClient",
+            configuration: ratioConfiguration
+        ) { benchmark in
+            let baseURL = try await TLSFixture.server().baseURL
+            let url = baseURL.appendingPathComponent("bench/page").absoluteString
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: { try await rawGet(h2, url) },
+                kit: {
+                    blackHole(
+                        try await benchPageRequest(baseURL: baseURL, configuration: kitClientTrust).performAsync())
+                })
+        }
         #endif
     }
 
