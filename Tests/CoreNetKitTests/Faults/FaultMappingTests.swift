@@ -76,14 +76,14 @@ import Testing
     }
 
     @Test func refusedConnectionIsCannotConnectWithAReadableMessage() async throws {
-        let faults = try await FaultServer.start()
-        let base = faults.baseURL
-        await faults.stop()
-        let request = TestRequest<FaultModel>(configuration: testConfiguration()) {
-            ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/ok", timeout: 10)
-        }
+        let result = try await withRefusingPort { port in
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            let request = TestRequest<FaultModel>(configuration: testConfiguration()) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/ok", timeout: 10)
+            }
 
-        let result = try await outcome(of: request)
+            return try await outcome(of: request)
+        }
 
         guard case .failure(let error) = result else {
             Issue.record("a refused connection succeeded")
