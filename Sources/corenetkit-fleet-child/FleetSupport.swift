@@ -32,7 +32,9 @@ struct FleetArguments {
             case "--store": store = rest.next() ?? store
             case "--lease-ms": lease = .milliseconds(Int(rest.next() ?? "") ?? 60_000)
             case "--no-wait": waitForGo = false
-            default: fatalError("unknown argument \(name)")
+            default:
+                FileHandle.standardError.write(Data("corenetkit-fleet-child: unknown argument \(name)\n".utf8))
+                exit(2)
             }
         }
     }

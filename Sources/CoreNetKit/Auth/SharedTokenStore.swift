@@ -26,6 +26,13 @@ public protocol SharedTokenStore: TokenStore {
     /// How long one holder may keep the refresh lock. A process that dies while holding it
     /// releases it at once (the kernel or the database notices); one that hangs loses it after
     /// the lease, and its late write is refused. Make it longer than a refresh takes.
+    ///
+    /// A lease is kept by a clock every process sharing the store can read, not by the
+    /// configuration's ``NetworkClock`` (which is one process's own): ``FileTokenStore`` writes
+    /// the lease's end as wall-clock time into its lock file, and `PostgresTokenStore` leaves it
+    /// to the database server's own timer. The manager's wait for a refresh
+    /// (``AccessSafeRequestManager/Options/refreshTimeout`` plus the lease) runs on the
+    /// configuration's clock.
     var lease: Duration { get }
 
     /// Runs `update` while holding the store's refresh lock, and writes what it returns before
