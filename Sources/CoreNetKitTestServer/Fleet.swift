@@ -51,7 +51,8 @@ public final class Fleet: Sendable {
         if let path = ProcessInfo.processInfo.environment["CORENETKIT_FLEET_CHILD"] {
             return URL(fileURLWithPath: path)
         }
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<5 {
             let candidate = folder.appendingPathComponent("corenetkit-fleet-child")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
@@ -129,7 +130,9 @@ public final class Fleet: Sendable {
                 lines.append(String(decoding: output.buffer[..<end], as: UTF8.self))
                 output.buffer.removeSubrange(...end)
             }
-            if let report = lines.last(where: { $0.hasPrefix("RESULT ") }) { output.report = String(report.dropFirst(7)) }
+            if let report = lines.last(where: { $0.hasPrefix("RESULT ") }) {
+                output.report = String(report.dropFirst(7))
+            }
             return lines
         }
         if lines.contains("READY") { member.ready.fire(()) }

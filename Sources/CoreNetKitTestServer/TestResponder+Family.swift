@@ -52,6 +52,7 @@ extension TestResponder {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
         return Self.error(
-            .unauthorized, code: "TOKEN_EXPIRED", message: "The access token is invalid or has expired", headers: headers)
+            .unauthorized, code: "TOKEN_EXPIRED", message: "The access token is invalid or has expired",
+            headers: headers)
     }
 }

@@ -56,7 +56,8 @@ let outcomes = await withTaskGroup(of: Result<Date, BaseServerError>.self) { gro
 }
 await withCheckedContinuation { done in callbacks.async { done.resume() } }  // session-end handlers ran
 
-var report = FleetReport(successes: 0, failures: [:], sessionEnds: ends.value, startedAt: started.millis, lastSuccessAt: nil)
+var report = FleetReport(
+    successes: 0, failures: [:], sessionEnds: ends.value, startedAt: started.millis, lastSuccessAt: nil)
 for outcome in outcomes {
     switch outcome {
     case .success(let date):

@@ -57,7 +57,8 @@ struct FileLeaseLock: Sendable {
         guard Self.isCurrent(fd, path: path) else {
             throw BaseServerError(
                 code: .fileAccess,
-                message: "the refresh lock of \(path) was held past its lease of \(lease) and taken over; nothing was written"
+                message:
+                    "the refresh lock of \(path) was held past its lease of \(lease) and taken over; nothing was written"
             )
         }
         return try body()

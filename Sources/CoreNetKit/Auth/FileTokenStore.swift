@@ -67,7 +67,7 @@ public final class FileTokenStore: SharedTokenStore {
             data = try Data(contentsOf: url)
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
             return SharedTokens(tokens: nil)
-        } catch where access(url.path, F_OK) != 0 && errno == ENOENT {
+        } catch  where access(url.path, F_OK) != 0 && errno == ENOENT {
             return SharedTokens(tokens: nil)
         } catch {
             throw BaseServerError(

@@ -122,7 +122,9 @@ import Testing
             }
             release.fire(())
             try await withTimeout(30, "the holder") { try await first.value }
-            try await withTimeout(30, "a later holder") { try await FileTokenStore(url: url).withRefreshLock { _ in (nil, ()) } }
+            try await withTimeout(30, "a later holder") {
+                try await FileTokenStore(url: url).withRefreshLock { _ in (nil, ()) }
+            }
         }
     }
 }

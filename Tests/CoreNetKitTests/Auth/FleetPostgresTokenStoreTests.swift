@@ -103,7 +103,8 @@ struct FleetPostgresTokenStoreTests {
 
     @Test func aBadTableNameIsAnInvalidRequest() async throws {
         let error = try await #require(throws: BaseServerError.self) {
-            _ = try await PostgresTokenStore(configuration: TestDatabase.configuration(), account: "a", table: "x; DROP")
+            _ = try await PostgresTokenStore(
+                configuration: TestDatabase.configuration(), account: "a", table: "x; DROP")
         }
         #expect(error.code == .invalidRequest)
     }
