@@ -25,6 +25,7 @@ import Foundation
 import PostgresNIO
 #endif
 
+setvbuf(stdout, nil, _IOLBF, 0)  // each result line as soon as it is measured
 let runs = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 7
 guard let child = Fleet.childExecutable() else {
     fatalError("corenetkit-fleet-child not found beside this binary: build it with the same configuration first")

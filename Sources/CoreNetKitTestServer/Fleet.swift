@@ -28,6 +28,7 @@ public final class Fleet: Sendable {
         let input: FileHandle
         let ready = Signal<Void>()
         let exited = Signal<Int32>()
+        /// Fired by the report line, or by the end of the output (a child killed before it reported).
         let closed = Signal<Void>()
         let output = NIOLockedValueBox((buffer: [UInt8](), report: String?.none))
 
@@ -78,16 +79,20 @@ public final class Fleet: Sendable {
             process.standardOutput = output
             let member = Member(process: process, input: input.fileHandleForWriting)
             process.terminationHandler = { member.exited.fire($0.terminationStatus) }
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    member.closed.fire(())
-                } else {
+            try process.run()
+            // A blocking reader per child: FoundationNetworking's readabilityHandler was seen to
+            // miss a child's end of output (the fleet benchmark timed out waiting for it).
+            let reading = output.fileHandleForReading
+            let reader = Thread {
+                while true {
+                    let data = reading.availableData
+                    if data.isEmpty { break }
                     Self.read(data, into: member)
                 }
+                member.closed.fire(())
             }
-            try process.run()
+            reader.name = "Fleet.child-\(index).stdout"
+            reader.start()
             members.append(member)
         }
         let fleet = Fleet(members: members)
@@ -115,7 +120,7 @@ public final class Fleet: Sendable {
         var reports: [Report?] = []
         for (index, member) in members.enumerated() {
             _ = try await member.exited.wait(timeout: timeout, "child \(index) to finish")
-            try await member.closed.wait(timeout: timeout, "child \(index)'s output to end")
+            try await member.closed.wait(timeout: timeout, "child \(index)'s report or the end of its output")
             let line = member.output.withLockedValue { $0.report }
             reports.append(line.flatMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) })
         }
@@ -136,6 +141,7 @@ public final class Fleet: Sendable {
             return lines
         }
         if lines.contains("READY") { member.ready.fire(()) }
+        if lines.contains(where: { $0.hasPrefix("RESULT ") }) { member.closed.fire(()) }  // its last line
     }
 }
 

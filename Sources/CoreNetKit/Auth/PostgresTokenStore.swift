@@ -129,9 +129,20 @@ public final class PostgresTokenStore: SharedTokenStore {
                 "INSERT INTO \(unescaped: table) (account) VALUES (\(account)) ON CONFLICT (account) DO NOTHING",
                 on: connection)
             let stored = try await self.read(on: connection, locking: true)
+            let started = ContinuousClock.now
             let (write, result) = try await update(stored)
-            if let write { try await self.upsert(write, on: connection) }
-            try await self.run("COMMIT", on: connection)
+            // The connection sent nothing while `update` ran, so the server has ended a session
+            // silent for the whole lease (or is about to): its lock is gone, and so is the write.
+            let remaining = lease - (ContinuousClock.now - started)
+            guard remaining > .zero else {
+                guard write == nil else { throw Self.leaseEnded(lease) }
+                cached.withLock { $0 = stored }
+                return result  // read under the lock; nothing to commit (the rollback is the close)
+            }
+            try await Self.within(max(remaining, .seconds(5)), closing: connection) {
+                if let write { try await self.upsert(write, on: connection) }
+                try await self.run("COMMIT", on: connection)
+            }
             cached.withLock { $0 = write ?? stored }
             return result
         }
@@ -205,6 +216,34 @@ extension PostgresTokenStore {
                 refresh_token = EXCLUDED.refresh_token, expires_at = EXCLUDED.expires_at,
                 session_ended = EXCLUDED.session_ended, version = stored.version + 1, updated_at = now()
             """, on: connection)
+    }
+
+    /// Runs `body`, closing `connection` when it has not finished within `limit` (a session the
+    /// server ended may leave a statement unanswered). The limit is read on `ContinuousClock`.
+    private static func within(
+        _ limit: Duration, closing connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                try? await connection.close()
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw leaseEnded(limit) }
+        }
+    }
+
+    private static func leaseEnded(_ lease: Duration) -> BaseServerError {
+        BaseServerError(
+            code: .timeout,
+            message:
+                "the refresh lock was held past its lease of \(lease) and released by the database; nothing was written"
+        )
     }
 
     /// A statement failed: the SQLSTATE and PostgreSQL's message, never a bind (which may hold a token).
