@@ -25,7 +25,9 @@ import Foundation
 import PostgresNIO
 #endif
 
-setvbuf(stdout, nil, _IOLBF, 0)  // each result line as soon as it is measured
+/// Prints `line` at once (print's buffer is lost if a later run traps).
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
 let runs = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 7
 guard let child = Fleet.childExecutable() else {
     fatalError("corenetkit-fleet-child not found beside this binary: build it with the same configuration first")
@@ -67,14 +69,14 @@ func measure(_ name: String, _ count: Int, requests: Int, store: @escaping @Send
     }
     times.sort()
     let line = "\(name): median \(times[times.count / 2]) ms, min \(times.first!) ms, max \(times.last!) ms"
-    print("\(line) (\(runs) runs; refresh calls per run: \(refreshes.sorted()))")
+    say("\(line) (\(runs) runs; refresh calls per run: \(refreshes.sorted()))")
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-fleet-bench-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
 
-print("Fleet recovery from an expired token: storm to last success (\(runs) runs each)")
+say("Fleet recovery from an expired token: storm to last success (\(runs) runs each)")
 try await measure("1 process × 25 requests, InMemoryTokenStore", 1, requests: 25) { "memory" }
 try await measure("1 process × 200 requests, InMemoryTokenStore", 1, requests: 200) { "memory" }
 try await measure("8 processes × 25 requests, FileTokenStore", 8, requests: 25) {
@@ -96,5 +98,5 @@ try await measure("8 processes × 25 requests, PostgresTokenStore", 8, requests:
     return "postgres:\(store.account)"
 }
 #else
-print("8 processes × 25 requests, PostgresTokenStore: build with --traits Postgres to measure")
+say("8 processes × 25 requests, PostgresTokenStore: build with --traits Postgres to measure")
 #endif

@@ -82,12 +82,15 @@ public final class Fleet: Sendable {
             try process.run()
             // A blocking reader per child: FoundationNetworking's readabilityHandler was seen to
             // miss a child's end of output (the fleet benchmark timed out waiting for it).
+            // POSIX read, not FileHandle.availableData, which traps on EINTR (a SIGCHLD).
             let reading = output.fileHandleForReading
             let reader = Thread {
+                var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
-                    let data = reading.availableData
-                    if data.isEmpty { break }
-                    Self.read(data, into: member)
+                    let count = buffer.withUnsafeMutableBytes { readBytes(reading.fileDescriptor, $0) }
+                    if count < 0 && errno == EINTR { continue }
+                    if count <= 0 { break }
+                    Self.read(Data(buffer[..<count]), into: member)
                 }
                 member.closed.fire(())
             }
@@ -143,6 +146,11 @@ public final class Fleet: Sendable {
         if lines.contains("READY") { member.ready.fire(()) }
         if lines.contains(where: { $0.hasPrefix("RESULT ") }) { member.closed.fire(()) }  // its last line
     }
+}
+
+/// POSIX `read` into `buffer`, out of reach of ``Fleet``'s own `read`.
+private func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    read(fd, buffer.baseAddress, buffer.count)
 }
 
 /// SIGKILL to `pid`, out of reach of ``Fleet/kill(_:)``'s name.
