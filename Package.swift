@@ -5,7 +5,8 @@
 // internal, executable or test targets, so a package that depends on CoreNetKit never
 // fetches them. Each server-ecosystem package is fetched only when its trait is enabled:
 // `AsyncHTTPClient` (async-http-client), `Logging` (swift-log), `Metrics` (swift-metrics),
-// `Tracing` (swift-distributed-tracing) and `OpenAPI` (swift-openapi-runtime).
+// `Tracing` (swift-distributed-tracing), `OpenAPI` (swift-openapi-runtime) and `Postgres`
+// (postgres-nio).
 
 import PackageDescription
 
@@ -44,6 +45,11 @@ let package = Package(
             description:
                 "Adds CoreNetKitClientTransport, an apple/swift-openapi-runtime ClientTransport that sends through CoreNetKit."
         ),
+        .trait(
+            name: "Postgres",
+            description:
+                "Adds PostgresTokenStore: tokens shared by a fleet of processes in PostgreSQL, one refresh for all, through vapor/postgres-nio."
+        ),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -53,6 +59,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // The loopback test server's (and the tests') hashes and locks come from well-kept
         // packages, not hand-written copies. Never a dependency of the CoreNetKit library.
@@ -82,8 +89,9 @@ let package = Package(
                     name: "NIOHTTPCompression", package: "swift-nio-extras",
                     condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "Postgres"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
                 .product(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
@@ -112,6 +120,26 @@ let package = Package(
         .executableTarget(
             name: "corenetkit-demo",
             dependencies: ["CoreNetKit", "CoreNetKitTestServer"],
+            swiftSettings: strictSettings
+        ),
+        // A member of a fleet sharing a token store: the child process of the cross-process refresh
+        // tests and of the fleet benchmark. Internal, never a product.
+        .executableTarget(
+            name: "corenetkit-fleet-child",
+            dependencies: [
+                "CoreNetKit",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "corenetkit-fleet-bench",
+            dependencies: [
+                "CoreNetKit",
+                "CoreNetKitTestServer",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ],
+            path: "Benchmarks/CoreNetKitFleet",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -167,6 +195,7 @@ let package = Package(
                 .product(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ],
             // The OpenAPI document the committed client in OpenAPI/Generated was generated from.
             exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml", "OpenAPI/README.md"],

@@ -15,6 +15,7 @@ import NIOConcurrencyHelpers
 final class ServerCore: Sendable {
     let state = NIOLockedValueBox(ServerState())
     let auth = AuthState()
+    let family = FamilyAuthState()
 
     /// `GET /bench/page`, built once.
     let benchPage: ByteBuffer = {

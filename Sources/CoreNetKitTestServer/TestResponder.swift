@@ -103,6 +103,10 @@ struct TestResponder: HTTPResponder {
             return try await self.flaky(Self.parameter(rest[0]), request: request)
         case ("challenge", 1) where rest[0] == "basic":
             return Self.basicChallenge()
+        case ("family", 1) where isPost && rest[0] == "refresh":
+            return try await self.familyRefresh(request)
+        case ("family", 2) where rest[0] == "protected":
+            return self.familyProtected(Self.parameter(rest[1]), request: request)
         case ("protected", 1):
             return self.protected(Self.parameter(rest[0]), request: request)
         case ("protected-after", 2):

@@ -27,7 +27,8 @@ import ServiceLifecycle
 /// - Cache: `GET /cache/etag/:key` (ETag, Last-Modified, 304s; ``bumpVersion(_:)``),
 ///   `/cache/no-store`, `/cache/vary`.
 /// - Auth (``auth``): `POST /auth/refresh`, `POST /auth/login`, `ANY /protected/:id`,
-///   `ANY /challenge/basic` (401 with `WWW-Authenticate: Basic`).
+///   `ANY /challenge/basic` (401 with `WWW-Authenticate: Basic`); rotating refresh tokens
+///   (``family``): `POST /family/refresh`, `ANY /family/protected/:id`.
 /// - Pagination: `GET /items?offset=&limit=&count=&total=`, `GET /feed?cursor=&limit=`
 ///   (``insertFeedItems(_:)``).
 /// - Files: `POST /upload` (multipart/form-data, described part by part with SHA-256),
@@ -211,6 +212,11 @@ public final class TestServer: Sendable {
     /// Token state of `/auth/*` and `/protected/*`.
     public var auth: AuthState {
         self.core.auth
+    }
+
+    /// Rotating-token state of `/family/*`: single-use refresh tokens, reuse revokes the family.
+    public var family: FamilyAuthState {
+        self.core.family
     }
 
     /// Inserts `count` new items at the top of `/feed` (ids max+1...max+count).

@@ -14,31 +14,40 @@ extension AccessSafeRequestManager {
     /// (a `perform()` of the refresh request) inherit it, so their requests skip that manager.
     @TaskLocal static var refreshing: ObjectIdentifier?
 
-    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue.
+    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue. With a
+    /// ``SharedTokenStore`` the refresh runs under the store's refresh lock, and the timeout
+    /// grows by the store's lease (the longest another process may keep the lock).
     func run(_ job: Job) {
         let manager = ObjectIdentifier(self)
+        let (store, isSessionExpired) = state.withLock { ($0.store, $0.machine.options.isSessionExpired) }
+        let shared = store as? any SharedTokenStore
         let work = Task {
             let result: Result<AuthTokens, any Error>
             do {
                 result = .success(
-                    try await Self.$refreshing.withValue(manager) { try await job.refresher.refresh(job.tokens) })
+                    try await Self.$refreshing.withValue(manager) {
+                        guard let shared else { return try await job.refresher.refresh(job.tokens) }
+                        return try await Self.refresh(job, sharedThrough: shared, isSessionExpired: isSessionExpired)
+                    })
             } catch {
                 result = .failure(error)
             }
-            self.finish(job.id, with: result)
+            self.finish(job.id, with: result, stored: shared != nil)
         }
+        let limit = shared.map { job.timeout + Self.clampedLease($0.lease) } ?? job.timeout
         let timer = Task {
-            do { try await job.clock.pause(for: job.timeout) } catch { return }  // cancelled: the refresh ended first
+            do { try await job.clock.pause(for: limit) } catch { return }  // cancelled: the refresh ended first
             work.cancel()
             let timeout = BaseServerError(
-                code: .timeout, message: "the token refresh did not finish within \(job.timeout)")
+                code: .timeout, message: "the token refresh did not finish within \(limit)")
             self.finish(job.id, with: .failure(timeout))
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }
 
-    /// Ends refresh `id`: saves new tokens, resumes every waiting request, reports a session end.
-    func finish(_ id: Int, with result: Result<AuthTokens, any Error>) {
+    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them already),
+    /// resumes every waiting request, reports a session end.
+    func finish(_ id: Int, with result: Result<AuthTokens, any Error>, stored: Bool = false) {
         let taken = state.withLock { state in
             state.machine.finish(id, with: result).map {
                 ($0, state.store, state.expiredHandlers, state.machine.options)
@@ -46,7 +55,9 @@ extension AccessSafeRequestManager {
         }
         guard let (finished, store, handlers, options) = taken else { return }
         finished.timer?.cancel()
-        if let persist = finished.persist { self.persist(persist.tokens, version: persist.version, to: store) }
+        if let persist = finished.persist, !stored {
+            self.persist(persist.tokens, version: persist.version, to: store)
+        }
         let outcome = finished.result.mapError { $0 as any Error }
         for waiter in finished.waiters { waiter.resume(with: outcome) }
         guard let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,

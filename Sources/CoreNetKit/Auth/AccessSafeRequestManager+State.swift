@@ -187,7 +187,7 @@ extension AccessSafeRequestManager {
             return starts.count < options.maxRefreshes
         }
 
-        private static func validated(_ tokens: AuthTokens) -> Result<AuthTokens, any Error> {
+        static func validated(_ tokens: AuthTokens) -> Result<AuthTokens, any Error> {
             guard AccessTokenPreparator.isValidToken(tokens.accessToken) else {
                 return .failure(
                     BaseServerError.invalidRequest(

@@ -1,0 +1,115 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+
+/// The refresh lock of a ``FileTokenStore``: an advisory `flock` on a lock file that holds the
+/// holder's lease end, for processes on one host.
+///
+/// The kernel releases the lock when its holder dies, so the next process takes it at once. A
+/// holder that hangs past its lease is broken out: the lock file is unlinked (under a short guard
+/// lock) and a new one takes its place; the old holder's write is refused because its file is no
+/// longer the current one. A waiter blocks in `flock` on a thread of its own (no polling); its
+/// wait ends when the lock is free, the holder's lease ends, or the waiting Task is cancelled.
+struct FileLeaseLock: Sendable {
+    let path: String
+    let guardPath: String
+    let lease: Duration
+
+    /// Takes the lock; returns its descriptor (close it to release).
+    func acquire() async throws -> Int32 {
+        while true {
+            try Task.checkCancellation()
+            let fd = try Self.openLockFile(path)
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                if let held = claim(fd) { return held }
+                continue
+            }
+            let reason = errno
+            guard reason == EWOULDBLOCK || reason == EINTR else {
+                close(fd)
+                throw Self.failure("cannot lock \(path)", errno: reason)
+            }
+            let ends = Self.leaseEnd(fd) ?? Date().addingTimeInterval(lease.timeInterval)
+            if ends <= Date() {
+                try breakExpiredLock(fd)
+                close(fd)
+                continue
+            }
+            if try await FileLockWaiter.wait(for: fd, until: ends), let held = claim(fd) { return held }
+        }
+    }
+
+    /// Runs `body` only while `fd` is still the current lock (no waiter broke it after its
+    /// lease), holding the guard lock so no waiter breaks it meanwhile.
+    func whileCurrent<T>(_ fd: Int32, _ body: () throws -> T) throws -> T {
+        let guardFD = try Self.openLockFile(guardPath)
+        defer { close(guardFD) }
+        while flock(guardFD, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw Self.failure("cannot lock \(guardPath)", errno: errno) }
+        }
+        guard Self.isCurrent(fd, path: path) else {
+            throw BaseServerError(
+                code: .fileAccess,
+                message:
+                    "the refresh lock of \(path) was held past its lease of \(lease) and taken over; nothing was written"
+            )
+        }
+        return try body()
+    }
+
+    /// `fd`, locked, if it is still the lock file at ``path``: writes the lease end into it.
+    private func claim(_ fd: Int32) -> Int32? {
+        guard Self.isCurrent(fd, path: path) else {
+            close(fd)  // broken out while we waited: lock the new file
+            return nil
+        }
+        let ends = Date().addingTimeInterval(lease.timeInterval).timeIntervalSince1970
+        let record = Array("\(Int64((ends * 1000).rounded())) \(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    /// Unlinks the lock file `fd` is open on when its lease has ended (checked again under the
+    /// guard lock, so two waiters never break two holders).
+    private func breakExpiredLock(_ fd: Int32) throws {
+        _ = try whileCurrent(fd) {
+            if let ends = Self.leaseEnd(fd), ends <= Date() { unlink(path) }
+        }
+    }
+
+    /// The lease end written into the lock file, if it can be read.
+    static func leaseEnd(_ fd: Int32) -> Date? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0, let text = String(bytes: buffer.prefix(count), encoding: .utf8),
+            let millis = text.split(separator: " ").first.flatMap({ Int64($0) })
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+
+    static func openLockFile(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("cannot open \(path)", errno: errno) }
+        return fd
+    }
+
+    /// Whether `fd` is open on the file now at `path`.
+    static func isCurrent(_ fd: Int32, path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(fd, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    static func failure(_ what: String, errno code: Int32) -> BaseServerError {
+        BaseServerError(code: .fileAccess, message: "\(what): \(String(cString: strerror(code)))")
+    }
+}
