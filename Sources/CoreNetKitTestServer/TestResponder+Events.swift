@@ -20,7 +20,8 @@ extension TestResponder {
     /// `silentAfter=M&gate=G` goes silent after event `M` until gate `G` opens; with `key=K`, a
     /// write that fails (the client closed the connection) is counted at gate `"closed:K"`; `protected=1`
     /// answers `401` unless the request carries the current access token; `failFirst=KEY` answers
-    /// the first request for `KEY` with `503`.
+    /// the first request for `KEY` with `503`; `reconnectStatus=S` answers every request that
+    /// carries a `Last-Event-ID` with status `S` (`204`: no body).
     func serverSentEvents(_ request: Request) throws -> Response {
         let query = QueryItems(request.uri.query)
         let count = try query.int("count", default: 10, in: 1...1_000_000)
@@ -36,6 +37,11 @@ extension TestResponder {
         var start = 1
         if let lastId = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value {
             self.core.countArrival(at: "last-event-id:\(lastId)")
+            if let status = query["reconnectStatus"].flatMap({ Int($0) }) {
+                return status == 204
+                    ? Response(status: .noContent)
+                    : Self.error(.init(code: status), code: "RECONNECT", message: "Answered \(status) on reconnection")
+            }
             start = (Int(lastId) ?? 0) + 1
         }
         let first = start

@@ -148,6 +148,55 @@ import Testing
         }
     }
 
+    @Test func aReconnectionAnswered204EndsTheLoopNormally() async throws {
+        try await withTestServer { server in
+            var received = 0
+
+            let stream = events(server, "count=20&dropAfter=5&reconnectStatus=204")
+            for try await _ in stream.events(reconnecting: .automatic) { received += 1 }
+
+            #expect(received == 5)
+            #expect(server.hits(path: "/events/sse") == 2)
+        }
+    }
+
+    @Test func aReconnectionAnsweredWithAStatusThePolicyDoesNotRetryThrowsIt() async throws {
+        try await withTestServer { server in
+            var received = 0
+
+            let error = await #expect(throws: BaseServerError.self) {
+                let stream = events(server, "count=20&dropAfter=5&reconnectStatus=404")
+                for try await _ in stream.events(reconnecting: .automatic) { received += 1 }
+            }
+
+            #expect(error?.statusCode == 404)
+            #expect(received == 5)
+            #expect(server.hits(path: "/events/sse") == 2)
+        }
+    }
+
+    @Test func reconnectionsThatDeliverNoEventStopAfterThePolicysAttempts() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration {
+                $0.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1), jitter: { 0 })
+            }
+            var received = 0
+
+            let error = await #expect(throws: BaseServerError.self) {
+                let stream = events(server, "count=20&dropAfter=5&reconnectStatus=503", configuration: configuration)
+                for try await _ in stream.events(reconnecting: EventStreamReconnection(maximumAttempts: 3)) {
+                    received += 1
+                }
+            }
+
+            #expect(error?.statusCode == 503)
+            #expect(received == 5)
+            // The first connection, then 3 reconnections, each retried by the chain's own policy
+            // (4 attempts) before the loop counts it as one failed reconnection.
+            #expect(server.hits(path: "/events/sse") == 1 + 3 * 4)
+        }
+    }
+
     @Test func withoutReconnectionADroppedConnectionEndsTheLoopWithConnectionLost() async throws {
         try await withTestServer { server in
             var received = 0
