@@ -12,7 +12,12 @@
 // difference of the totals divided by the difference of N is the cost of one request.
 //
 //     swift build -c release --product corenetkit-profile
-//     valgrind --tool=callgrind .build/release/corenetkit-profile async 2000
+//     objcopy --strip-debug .build/release/corenetkit-profile /tmp/corenetkit-profile
+//     valgrind --tool=callgrind /tmp/corenetkit-profile async 2000
+//
+// valgrind 3.19 cannot read this toolchain's DWARF (hence the stripped copy) and dies in
+// `dispatch_main`, which an async `main` reaches on Linux: so `main` here is synchronous and
+// blocks on a semaphore while a detached Task runs the workload.
 //
 // Usage: corenetkit-profile (decode|async|context|chain3|chain10) COUNT
 
@@ -71,5 +76,20 @@ nonisolated func run(_ mode: String, _ count: Int, _ request: PageRequest, _ pag
     return total
 }
 
-let total = try await Task.detached { try await run(mode, count, request, page) }.value
-print("\(mode): \(count) requests, \(total) items")
+/// The workload's outcome, handed from the detached Task to the blocked main thread.
+final class Outcome: @unchecked Sendable {  // safe: written before `done.signal()`, read after `done.wait()`
+    var total: Result<Int, any Error> = .success(0)
+}
+
+let outcome = Outcome()
+let done = DispatchSemaphore(value: 0)
+Task.detached {
+    do {
+        outcome.total = .success(try await run(mode, count, request, page))
+    } catch {
+        outcome.total = .failure(error)
+    }
+    done.signal()
+}
+done.wait()
+print("\(mode): \(count) requests, \(try outcome.total.get()) items")
