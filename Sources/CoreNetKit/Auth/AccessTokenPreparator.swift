@@ -11,9 +11,10 @@ import Foundation
 /// Puts an access token into a request's header: `Authorization: Bearer <token>` by default.
 ///
 /// The ``AccessSafeRequestManager`` applies one on every send of a request, so a replay after a
-/// refresh carries the new token; it runs before the configuration's preparators, and the
-/// header it sets replaces one the request set itself. Use it on its own for a token that never
-/// needs refreshing:
+/// refresh carries the new token; it runs after the configuration's preparators (the token stage,
+/// ``AccessTokenInterceptor``, comes after ``PreparatorInterceptor`` and ``CacheInterceptor``), and
+/// the header it sets replaces one the request or a preparator set. Use it on its own for a token
+/// that never needs refreshing:
 ///
 /// ```swift
 /// configuration.preparators.append(AccessTokenPreparator(header: "X-Api-Key", scheme: nil) { apiKey })

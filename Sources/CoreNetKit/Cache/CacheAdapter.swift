@@ -36,7 +36,7 @@ public protocol CacheAdapter: Sendable {
     /// every variant of that URL unreachable.
     func remove(_ key: CacheKey) async
 
-    /// Removes every entry, in memory and on disk: what an app calls on logout, and what token
-    /// refresh calls when the session expires.
+    /// Removes every entry, in memory and on disk: what an app calls on logout, for example from
+    /// ``AccessSafeRequestManager/onSessionExpired(_:)``. The library never calls it by itself.
     func removeAll() async
 }

@@ -41,12 +41,6 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         self.variant = variant
     }
 
-    /// The key of the request `request` (its method and URL), without a variant.
-    init?(_ request: URLRequest) {
-        guard let url = request.url else { return nil }
-        self.init(method: HTTPMethod(rawValue: request.httpMethod ?? "GET"), url: url)
-    }
-
     /// This key for the variant `digest`.
     func varying(_ digest: String) -> CacheKey {
         CacheKey(method: method, urlString: url, variant: digest)

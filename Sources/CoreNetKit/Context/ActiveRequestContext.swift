@@ -19,7 +19,9 @@ import Dispatch
 ///     .onSuccess { user in show(user) }         // once, on the callback queue
 ///     .onError { error in present(error) }      // once, on the callback queue
 /// ```
-public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>, @unchecked Sendable {
+public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
+    @unchecked Sendable  // safe: adds only the `let` requestId; its mutable state is the base's Locked `state`
+{
     /// The request's id in the ``TaskPool``.
     public let requestId: String
     typealias ResumeDataSource = @Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void

@@ -111,13 +111,6 @@ public struct ServerResponse: Sendable {
         }
         return try? json()
     }
-
-    /// A copy marked as read from the cache.
-    func fromCache() -> ServerResponse {
-        ServerResponse(
-            statusCode: statusCode, headers: headers, data: data, transportRequest: transportRequest, url: url,
-            duration: duration, isFromCache: true, downloadedFileURL: downloadedFileURL)
-    }
 }
 
 extension UInt8 {
