@@ -19,7 +19,8 @@
 // `dispatch_main`, which an async `main` reaches on Linux: so `main` here is synchronous and
 // blocks on a semaphore while a detached Task runs the workload.
 //
-// Usage: corenetkit-profile (decode|async|context|chain3|chain10) COUNT
+// Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline) COUNT
+// (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange)
 
 import CoreNetKit
 import Dispatch
@@ -57,6 +58,7 @@ var configuration = NetworkConfiguration(
     transport: StubTransport.response(status: 200, body: page, headers: ["Content-Type": "application/json"]),
     callbackQueue: DispatchQueue(label: "profile.callbacks"), taskPool: TaskPool())
 if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough(), count: 3) }
+if mode.hasSuffix("-nodeadline") { configuration.timeout = .infinity }
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
 
@@ -68,7 +70,7 @@ nonisolated func run(_ mode: String, _ count: Int, _ request: PageRequest, _ pag
     case "decode":
         let decoder = JSONDecoder()
         for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
-    case "context":
+    case "context", "context-nodeadline":
         for _ in 0..<count { total += try await request.perform().value.items.count }
     default:
         for _ in 0..<count { total += try await request.performAsync().items.count }
