@@ -58,12 +58,16 @@ extension AccessSafeRequestManager {
         if let persist = finished.persist, !stored {
             self.persist(persist.tokens, version: persist.version, to: store)
         }
+        // The session end is queued before any waiting request is resumed: on the callback queue
+        // the app hears it before the requests' failures, and whoever waits for every request and
+        // then drains the queue sees it (the other order lost it on a loaded machine).
+        if let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
+            options.isSessionExpired(cause)
+        {
+            options.callbackQueue.async { for handler in handlers { handler(error) } }
+        }
         let outcome = finished.result.mapError { $0 as any Error }
         for waiter in finished.waiters { waiter.resume(with: outcome) }
-        guard let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
-            options.isSessionExpired(cause)
-        else { return }
-        options.callbackQueue.async { for handler in handlers { handler(error) } }
     }
 
     /// Reports a session end that is not a failed refresh — refreshing refused as excessive, or
