@@ -52,12 +52,21 @@ extension AccessSafeRequestManager {
         /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main`
         /// by default.
         public var callbackQueue: DispatchQueue
-        /// The clock the manager waits on (``refreshTimeout``) and reads the time from;
+        /// The manager's one clock: it waits on it (``refreshTimeout``) and reads the time from
+        /// its ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``);
         /// ``SystemClock`` by default. Tests inject a ``ManualClock`` here.
         public var clock: any NetworkClock
-        /// The current time, for ``refreshBeforeExpiry`` and ``refreshWindow``: ``clock``'s
-        /// ``NetworkClock/currentDate`` unless set.
-        public var now: @Sendable () -> Date
+        /// A second source of the current time, read instead of ``clock``'s date when set.
+        @available(*, deprecated, message: "set clock: the manager reads the time from it")
+        public var now: @Sendable () -> Date {
+            get { dateOverride ?? { [clock] in clock.currentDate } }
+            set { dateOverride = newValue }
+        }
+        /// What the deprecated ``now`` was set to, if anything.
+        private var dateOverride: (@Sendable () -> Date)?
+
+        /// The current time as the manager reads it.
+        var currentDate: Date { dateOverride?() ?? clock.currentDate }
 
         /// Creates options; every argument has the default described on its property.
         public init(
@@ -72,8 +81,7 @@ extension AccessSafeRequestManager {
                 !Options.isConnectionProblemOrServerFault($0)
             },
             callbackQueue: DispatchQueue = .main,
-            clock: any NetworkClock = SystemClock(),
-            now: (@Sendable () -> Date)? = nil
+            clock: any NetworkClock = SystemClock()
         ) {
             self.trigger = trigger
             self.header = header
@@ -85,7 +93,31 @@ extension AccessSafeRequestManager {
             self.isSessionExpired = isSessionExpired
             self.callbackQueue = callbackQueue
             self.clock = clock
-            self.now = now ?? { clock.currentDate }
+        }
+
+        /// Creates options that read the time from `now` instead of `clock`.
+        @available(*, deprecated, message: "pass clock: the manager reads the time from it")
+        public init(
+            trigger: RefreshTrigger = .status401,
+            header: String = "Authorization",
+            scheme: String? = "Bearer",
+            maxRefreshes: Int = 5,
+            refreshWindow: Duration = .seconds(30),
+            refreshTimeout: Duration = .seconds(30),
+            refreshBeforeExpiry: Duration = .seconds(30),
+            isSessionExpired: @escaping @Sendable (any Error) -> Bool = {
+                !Options.isConnectionProblemOrServerFault($0)
+            },
+            callbackQueue: DispatchQueue = .main,
+            clock: any NetworkClock = SystemClock(),
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.init(
+                trigger: trigger, header: header, scheme: scheme, maxRefreshes: maxRefreshes,
+                refreshWindow: refreshWindow, refreshTimeout: refreshTimeout,
+                refreshBeforeExpiry: refreshBeforeExpiry, isSessionExpired: isSessionExpired,
+                callbackQueue: callbackQueue, clock: clock)
+            self.dateOverride = now
         }
 
         /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather

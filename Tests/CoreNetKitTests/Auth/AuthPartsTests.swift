@@ -195,7 +195,7 @@ import FoundationNetworking
             let store = InMemoryTokenStore(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1"))
             let refresher = TestServerRefresher(
                 baseURL: server.baseURL, configuration: auth.configuration, now: auth.now)
-            let options = AccessSafeRequestManager.Options(callbackQueue: auth.callbackQueue, now: { auth.now.now })
+            let options = AccessSafeRequestManager.Options(callbackQueue: auth.callbackQueue, clock: auth.now.clock)
             auth.manager.configure(store: store, refresher: refresher, options: options)
             server.auth.expireAccessToken()
 

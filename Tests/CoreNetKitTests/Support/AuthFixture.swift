@@ -12,13 +12,13 @@ import Foundation
 
 @testable import CoreNetKit
 
-/// A manual wall clock: time moves only when a test advances it.
+/// The token manager's clock, read as dates: time moves only when a test advances it.
 final class ManualNow: Sendable {
-    private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+    let clock = ManualClock(startDate: Date(timeIntervalSince1970: 1_800_000_000))
 
-    var now: Date { date.withLock { $0 } }
+    var now: Date { clock.currentDate }
 
-    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
+    func advance(by seconds: TimeInterval) { clock.advance(by: .seconds(seconds)) }
 }
 
 /// `/protected/:id`'s answer: the id and the token the server accepted.
@@ -96,7 +96,7 @@ struct AuthFixture {
             $0.accessManager = manager
             $0.interceptors += interceptors
         }
-        var options = AccessSafeRequestManager.Options(callbackQueue: queue, now: { now.now })
+        var options = AccessSafeRequestManager.Options(callbackQueue: queue, clock: now.clock)
         adjust(&options)
         let refresher =
             refresher?(configuration, now)
