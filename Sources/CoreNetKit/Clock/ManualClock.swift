@@ -39,9 +39,26 @@ public final class ManualClock: NetworkClock {
     private struct Sleeper {
         let id: Int
         let deadline: Instant
-        let continuation: CheckedContinuation<Void, any Error>
-        /// A request's deadline kept by the pipeline, not counted by ``sleeperCount``.
-        var isRequestDeadline = false
+        /// A Task sleeping on the clock, or a request's deadline kept by the pipeline (a callback,
+        /// not counted by ``sleeperCount``).
+        let wake: Wake
+
+        var isRequestDeadline: Bool {
+            if case .requestDeadline = wake { return true }
+            return false
+        }
+
+        func resume() {
+            switch wake {
+            case .task(let continuation): continuation.resume()
+            case .requestDeadline(let fire): fire()
+            }
+        }
+    }
+
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>)
+        case requestDeadline(@Sendable () -> Void)
     }
 
     private struct State {
@@ -97,15 +114,30 @@ public final class ManualClock: NetworkClock {
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
-        try await sleep(until: deadline, isRequestDeadline: false)
+        try await sleep(until: deadline)
     }
 
-    /// Sleeps as a request's deadline timer: not counted by ``sleeperCount``.
-    func sleepAsRequestDeadline(until deadline: Instant) async throws {
-        try await sleep(until: deadline, isRequestDeadline: true)
+    /// Calls `fire` once the clock has been advanced to `deadline` (on another thread at once if
+    /// it already has): a request's deadline timer, counted by ``requestDeadlineCount``, not by
+    /// ``sleeperCount``. Returns an id for ``cancelRequestDeadline(_:)``.
+    func scheduleRequestDeadline(at deadline: Instant, _ fire: @escaping @Sendable () -> Void) -> Int {
+        let (id, due, watchers): (Int, Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            state.nextId += 1
+            if deadline.offset <= state.offset { return (state.nextId, true, []) }
+            state.sleepers.append(Sleeper(id: state.nextId, deadline: deadline, wake: .requestDeadline(fire)))
+            return (state.nextId, false, state.takeSatisfiedWatchers())
+        }
+        for watcher in watchers { watcher.resume() }
+        if due { DispatchQueue.global().async(execute: fire) }
+        return id
     }
 
-    private func sleep(until deadline: Instant, isRequestDeadline: Bool) async throws {
+    /// Forgets a request deadline that has not fired.
+    func cancelRequestDeadline(_ id: Int) {
+        state.withLock { state in state.sleepers.removeAll { $0.id == id } }
+    }
+
+    private func sleep(until deadline: Instant) async throws {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             return state.nextId
@@ -115,10 +147,7 @@ public final class ManualClock: NetworkClock {
                 let (resumeNow, watchers): (Bool?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
                     if Task.isCancelled { return (false, []) }
                     if deadline.offset <= state.offset { return (true, []) }
-                    state.sleepers.append(
-                        Sleeper(
-                            id: id, deadline: deadline, continuation: continuation,
-                            isRequestDeadline: isRequestDeadline))
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, wake: .task(continuation)))
                     return (nil, state.takeSatisfiedWatchers())
                 }
                 for watcher in watchers { watcher.resume() }
@@ -133,7 +162,7 @@ public final class ManualClock: NetworkClock {
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.sleepers.remove(at: index)
             }
-            sleeper?.continuation.resume(throwing: CancellationError())
+            if case .task(let continuation) = sleeper?.wake { continuation.resume(throwing: CancellationError()) }
         }
     }
 
@@ -146,7 +175,7 @@ public final class ManualClock: NetworkClock {
             state.sleepers.removeAll { $0.deadline.offset <= offset }
             return due
         }
-        for sleeper in due { sleeper.continuation.resume() }
+        for sleeper in due { sleeper.resume() }
     }
 
     /// Returns once at least `count` request deadlines wait on the clock (at once if they

@@ -50,51 +50,35 @@ enum Deadline {
         _ clock: C, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
     ) async throws -> T {
-        let sent = startsWhenSent ? SentSignal() : nil
-        let watch = idle.map { _ in IdleWatch(clock: clock, start: clock.now) }
-        let start = sent == nil ? clock.now : nil
-        // The exchange and its timer race for one outcome. They run as Tasks of their own (with
-        // the caller's task-local values and priority), not as children of a group. When time is
-        // up the exchange is cancelled and the request ends in `timeout` as soon as the exchange
-        // has wound down (its partial download kept, its scratch files removed), or after a
-        // grace of two seconds of real time if the transport ignores the cancellation: no server
-        // holds a request much past its deadline, whatever the transport does.
+        // The exchange runs as a Task of its own (with the caller's task-local values and
+        // priority) and the timer is a callback the clock schedules, not a Task: they race for
+        // one outcome. When time is up the exchange is cancelled and the request ends in
+        // `timeout` as soon as the exchange has wound down (its partial download kept, its scratch
+        // files removed), or after a grace of two seconds of real time if the transport ignores
+        // the cancellation: no server holds a request much past its deadline, whatever the
+        // transport does.
         let outcome = OneShot<T>()
-        let expired = Locked<BaseServerError?>(nil)
+        let timer = ExchangeTimer(clock: clock, total: total, idle: idle) { timeout in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { outcome.resume(.failure(timeout)) }
+        }
         let exchange = Task {
             do {
                 let value: T
-                if let sent {
-                    value = try await $startsWhenSent.withValue({ sent.fire() }) { try await work(watch) }
+                if startsWhenSent {
+                    value = try await $startsWhenSent.withValue({ timer.start() }) { try await work(timer) }
                 } else {
-                    value = try await work(watch)
+                    value = try await work(timer)
                 }
+                timer.stop()
                 outcome.resume(.success(value))
             } catch {
-                outcome.resume(.failure(expired.withLock { $0 } ?? error))
+                timer.stop()
+                outcome.resume(.failure(timer.expired ?? error))
             }
         }
-        let timer = Task {
-            do {
-                if let sent { await sent.wait() }
-                try Task.checkCancellation()
-                let start = start ?? clock.now
-                watch?.touch()
-                let deadline = total.map { start.advanced(by: .seconds($0)) }
-                try await expire(clock, deadline: deadline, idle: idle, watch: watch, total: total)
-            } catch is CancellationError {
-                // The exchange ended first.
-            } catch {
-                let timeout = error as? BaseServerError ?? timedOut("the request's deadline passed")
-                expired.withLock { $0 = timeout }
-                exchange.cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + 2) { outcome.resume(.failure(timeout)) }
-            }
-        }
-        defer {
-            exchange.cancel()
-            timer.cancel()
-        }
+        timer.watch(exchange)
+        if !startsWhenSent { timer.start() }
+        defer { timer.stop() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { outcome.set($0) }
         } onCancel: {
@@ -102,63 +86,82 @@ enum Deadline {
         }
     }
 
-    /// Returns never: throws `timeout` when the deadline or the idle timeout passed, or
-    /// `CancellationError` when the exchange ended first.
-    private static func expire<C: NetworkClock>(
-        _ clock: C, deadline: C.Instant?, idle: TimeInterval?, watch: IdleWatch<C>?, total: TimeInterval?
-    ) async throws {
-        while true {
-            var wake = deadline
-            if let idle, let watch {
-                // While the pipeline waits for a slow reader, look again an idle timeout later.
-                let idleEnd = (watch.isWaitingForReader ? clock.now : watch.last).advanced(by: .seconds(idle))
-                wake = wake.map { min($0, idleEnd) } ?? idleEnd
-            }
-            guard let wake else { return }
-            if let manual = clock as? ManualClock, let instant = wake as? ManualClock.Instant {
-                try await manual.sleepAsRequestDeadline(until: instant)
-            } else {
-                try await clock.sleep(until: wake, tolerance: nil)
-            }
-            let now = clock.now
-            if let deadline, now >= deadline {
-                throw timedOut("no complete response within the request's timeout of \(seconds(total)) s")
-            }
-            if let idle, let watch, !watch.isWaitingForReader, now >= watch.last.advanced(by: .seconds(idle)) {
-                throw timedOut("nothing arrived for the idle timeout of \(seconds(idle)) s")
-            }
-        }
-    }
-
-    private static func timedOut(_ message: String) -> BaseServerError {
+    static func timedOut(_ message: String) -> BaseServerError {
         BaseServerError(code: .timeout, message: message, underlyingError: URLError(.timedOut))
     }
 
-    private static func seconds(_ value: TimeInterval?) -> String {
+    static func seconds(_ value: TimeInterval?) -> String {
         guard let value else { return "?" }
         return value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
-/// When a piece of the response last arrived, on the exchange's clock, and whether the pipeline
-/// is waiting for a slow reader instead of the server.
-final class IdleWatch<C: NetworkClock>: ExchangeActivity {
+/// The timer of one exchange: its total deadline, counted from ``start()``, and its idle timeout,
+/// counted from the last piece of the response (``touch()``). It wakes by a callback the clock
+/// schedules (``DeadlineScheduling``), looks at the time, and either sleeps again or expires:
+/// then it records the `timeout`, cancels the exchange's Task and calls `expire` once.
+final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
     private struct State {
         var last: C.Instant
+        var deadline: C.Instant?
         var waitingForReader = false
+        var started = false
+        var stopped = false
+        var expired: BaseServerError?
+        var exchange: Task<Void, Never>?
+        var wake: DeadlineWake?
     }
     private let clock: C
+    private let total: TimeInterval?
+    private let idle: TimeInterval?
+    private let expire: @Sendable (BaseServerError) -> Void
     private let state: Locked<State>
 
-    init(clock: C, start: C.Instant) {
+    init(clock: C, total: TimeInterval?, idle: TimeInterval?, expire: @escaping @Sendable (BaseServerError) -> Void) {
         self.clock = clock
-        self.state = Locked(State(last: start))
+        self.total = total
+        self.idle = idle
+        self.expire = expire
+        self.state = Locked(State(last: clock.now))
     }
 
-    var last: C.Instant { state.withLock { $0.last } }
-    var isWaitingForReader: Bool { state.withLock { $0.waitingForReader } }
+    /// The `timeout` the exchange ended in, once the timer expired.
+    var expired: BaseServerError? { state.withLock { $0.expired } }
+
+    /// The Task the timer cancels when it expires (at once if it already has).
+    func watch(_ exchange: Task<Void, Never>) {
+        let cancelNow: Bool = state.withLock { state in
+            state.exchange = exchange
+            return state.expired != nil
+        }
+        if cancelNow { exchange.cancel() }
+    }
+
+    /// Starts the deadline now (once): the request is being sent.
+    func start() {
+        let now = clock.now
+        state.withLock { state in
+            guard !state.started, !state.stopped else { return }
+            state.started = true
+            state.last = now
+            state.deadline = total.map { now.advanced(by: .seconds($0)) }
+            arm(&state, now: now)
+        }
+    }
+
+    /// The exchange ended: the timer never fires after this.
+    func stop() {
+        let wake: DeadlineWake? = state.withLock { state in
+            state.stopped = true
+            state.exchange = nil
+            defer { state.wake = nil }
+            return state.wake
+        }
+        wake?.cancel()
+    }
 
     func touch() {
+        guard idle != nil else { return }
         let now = clock.now
         state.withLock { $0.last = now }
     }
@@ -174,39 +177,195 @@ final class IdleWatch<C: NetworkClock>: ExchangeActivity {
             state.last = now
         }
     }
+
+    /// Schedules the next wake: the deadline or the end of the idle time, whichever comes first.
+    /// While the pipeline waits for a slow reader, it looks again an idle timeout later.
+    private func arm(_ state: inout State, now: C.Instant) {
+        var wake = state.deadline
+        if let idle {
+            let idleEnd = (state.waitingForReader ? now : state.last).advanced(by: .seconds(idle))
+            wake = wake.map { min($0, idleEnd) } ?? idleEnd
+        }
+        guard let wake else { return }
+        state.wake = DeadlineWake.schedule(on: clock, at: wake, self)
+    }
+
+    func deadlineReached() {
+        let now = clock.now
+        let expired: (BaseServerError, Task<Void, Never>?)? = state.withLock { state in
+            guard !state.stopped, state.expired == nil else { return nil }
+            var timeout: BaseServerError?
+            if let deadline = state.deadline, now >= deadline {
+                timeout = Deadline.timedOut(
+                    "no complete response within the request's timeout of \(Deadline.seconds(total)) s")
+            } else if let idle, !state.waitingForReader, now >= state.last.advanced(by: .seconds(idle)) {
+                timeout = Deadline.timedOut("nothing arrived for the idle timeout of \(Deadline.seconds(idle)) s")
+            }
+            guard let timeout else {
+                arm(&state, now: now)
+                return nil
+            }
+            state.expired = timeout
+            state.wake = nil
+            return (timeout, state.exchange)
+        }
+        guard let (timeout, exchange) = expired else { return }
+        exchange?.cancel()
+        expire(timeout)
+    }
 }
 
-/// Fired once, when a queued request is sent; awaited by the deadline's timer.
-final class SentSignal: Sendable {
+/// A scheduled wake of an ``ExchangeTimer``: on the system clock an entry of the shared
+/// ``DeadlineScheduler``, on a ``ManualClock`` one of its request-deadline sleepers (counted by
+/// its ``ManualClock/requestDeadlineCount``), on any other clock a Task sleeping on it.
+enum DeadlineWake: Sendable {
+    case system(UInt64)
+    case manual(ManualClock, Int)
+    case task(Task<Void, Never>)
+
+    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `clock`
+    /// reaches `instant`.
+    static func schedule<C: NetworkClock>(on clock: C, at instant: C.Instant, _ target: any DeadlineTarget)
+        -> DeadlineWake
+    {
+        if clock is SystemClock, let instant = instant as? ContinuousClock.Instant {
+            return .system(DeadlineScheduler.shared.schedule(after: ContinuousClock.now.duration(to: instant), target))
+        }
+        if let manual = clock as? ManualClock, let instant = instant as? ManualClock.Instant {
+            return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
+        }
+        return .task(
+            Task {
+                do {
+                    try await clock.sleep(until: instant, tolerance: nil)
+                } catch {
+                    return
+                }
+                target.deadlineReached()
+            })
+    }
+
+    func cancel() {
+        switch self {
+        case .system(let id): DeadlineScheduler.shared.cancel(id)
+        case .manual(let clock, let id): clock.cancelRequestDeadline(id)
+        case .task(let task): task.cancel()
+        }
+    }
+}
+
+/// What a ``DeadlineWake`` wakes.
+protocol DeadlineTarget: AnyObject, Sendable {
+    /// The time it was scheduled for has come (perhaps a little early: it looks at its clock).
+    func deadlineReached()
+}
+
+/// One Dispatch timer for the deadlines of every request on the system clock, so a request
+/// schedules its deadline without a Task or a timer of its own: an entry in a min-heap, armed
+/// on the earliest, removed when the request ends.
+final class DeadlineScheduler: @unchecked Sendable {
+    // @unchecked: `timer` is set once in `init` and then only rescheduled under `state`'s lock
+    // (`dispatch_source_set_timer` is thread-safe); everything else is in `state`.
+    static let shared = DeadlineScheduler()
+
+    private struct Entry {
+        let due: UInt64
+        let id: UInt64
+    }
     private struct State {
-        var fired = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// A min-heap by `due`; entries whose target left stay until they come up (or a compaction).
+        var heap: [Entry] = []
+        var targets: [UInt64: any DeadlineTarget] = [:]
+        var nextId: UInt64 = 0
+        var armedAt: UInt64 = .max
     }
     private let state = Locked(State())
+    private let timer: any DispatchSourceTimer
 
-    func fire() {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            guard !state.fired else { return nil }
-            state.fired = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+    /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
+    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.targets.count, $0.heap.count) } }
+
+    init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "CoreNetKit.deadlines"))
+        timer.setEventHandler { [weak self] in self?.fireDue() }
+        timer.activate()
     }
 
-    /// Returns when fired, or when the waiting Task is cancelled.
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready: Bool = state.withLock { state in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+    /// Schedules `target` `delay` from now (at most a day ahead: a target woken early looks at
+    /// its clock and schedules again); returns the entry's id for ``cancel(_:)``.
+    func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
+        let delay = min(max(delay, .zero), .seconds(86_400))
+        let (seconds, attoseconds) = delay.components
+        let due =
+            DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
+            + UInt64(attoseconds / 1_000_000_000)
+        return state.withLock { state in
+            state.nextId += 1
+            let id = state.nextId
+            state.targets[id] = target
+            Self.push(Entry(due: due, id: id), into: &state.heap)
+            if due < state.armedAt { arm(&state, at: due) }
+            return id
+        }
+    }
+
+    /// Forgets an entry that has not fired.
+    func cancel(_ id: UInt64) {
+        state.withLock { state in
+            guard state.targets.removeValue(forKey: id) != nil else { return }
+            if state.heap.count > 2 * state.targets.count + 1024 {
+                let targets = state.targets
+                state.heap.removeAll { targets[$0.id] == nil }
+                state.heap.sort { $0.due < $1.due }  // a sorted array is a min-heap
             }
-        } onCancel: {
-            fire()
+        }
+    }
+
+    private func fireDue() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due: [any DeadlineTarget] = state.withLock { state in
+            var due: [any DeadlineTarget] = []
+            while let first = state.heap.first, first.due <= now {
+                Self.popFirst(from: &state.heap)
+                if let target = state.targets.removeValue(forKey: first.id) { due.append(target) }
+            }
+            state.armedAt = .max
+            if let next = state.heap.first { arm(&state, at: next.due) }
+            return due
+        }
+        for target in due { target.deadlineReached() }
+    }
+
+    private func arm(_ state: inout State, at due: UInt64) {
+        state.armedAt = due
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
+    }
+
+    private static func push(_ entry: Entry, into heap: inout [Entry]) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func popFirst(from heap: inout [Entry]) {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
+            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
         }
     }
 }
