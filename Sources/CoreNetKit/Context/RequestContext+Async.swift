@@ -34,7 +34,7 @@ extension RequestContext {
     func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
         let waiter = OneShot<Model>()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Model, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Model, any Error>) in
                 waiter.set(continuation)
                 observe { outcome in
                     switch outcome {

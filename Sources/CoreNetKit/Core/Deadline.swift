@@ -43,6 +43,11 @@ enum Deadline {
         let total = timeout.isFinite && timeout > 0 ? timeout : nil
         let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard total != nil || idle != nil else { return try await work(nil) }
+        // The system clock gets a copy of its own, specialised: through the opened existential
+        // every use of the timer's generic state looks its type up at run time.
+        if let system = clock as? SystemClock {
+            return try await race(system, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
+        }
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
@@ -80,7 +85,7 @@ enum Deadline {
         if !startsWhenSent { timer.start() }
         defer { timer.stop() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { outcome.set($0) }
+            try await withUnsafeThrowingContinuation { outcome.set($0) }
         } onCancel: {
             exchange.cancel()
         }
