@@ -108,7 +108,7 @@ func registerPaginationBenchmark() {
     let network = benchConfiguration(transport: URLSessionTransport())
 
     Benchmark("Pagination: 10,000 items in pages of 100 (OffsetPaginator)", configuration: configuration) { benchmark in
-        let baseURL = try await Fixture.server().baseURL
+        let baseURL = try await Fixture.baseURL()
         let paginator = OffsetPaginator<Item>(pageSize: 100, queue: network.callbackQueue) { offset, limit in
             BenchRequest<ItemPage>(configuration: network) {
                 ServerRequest(
@@ -136,7 +136,7 @@ func registerCacheBenchmark() {
     }
 
     Benchmark("Cache: perform → onCacheSuccess of a cached 20-item page", configuration: configuration) { benchmark in
-        let baseURL = try await Fixture.server().baseURL
+        let baseURL = try await Fixture.baseURL()
         _ = try await benchPageRequest(
             baseURL: baseURL, configuration: network, cachePolicy: .firstCacheThenRefreshFromServer
         )
@@ -167,7 +167,7 @@ func registerMultipartBenchmark() {
     Benchmark(
         "Multipart: upload a 100 MB file", configuration: configuration,
         closure: { benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "corenetkit-bench-100mb-\(getpid()).bin")
             if !FileManager.default.fileExists(atPath: file.path) {

@@ -14,11 +14,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The embedded loopback server every benchmark talks to, started once per process.
+/// The loopback server every benchmark talks to: by default embedded, started once per process;
+/// with `CORENETKIT_BENCH_SERVER=http://127.0.0.1:PORT` a server in its own process (start one
+/// with `corenetkit-stream serve`, which prints its port), so the server's work does not share
+/// the client's process, allocator and thread pools.
 enum Fixture {
     private static let started = Task { try await TestServer.start() }
 
     static func server() async throws -> TestServer { try await started.value }
+
+    /// The base URL of the server the throughput and ratio benchmarks use.
+    static func baseURL() async throws -> URL {
+        if let external = ProcessInfo.processInfo.environment["CORENETKIT_BENCH_SERVER"],
+            let url = URL(string: external)
+        {
+            return url
+        }
+        return try await server().baseURL
+    }
 }
 
 /// The demo API's user, as the 20-item benchmark page holds them.

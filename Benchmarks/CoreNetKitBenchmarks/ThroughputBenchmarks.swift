@@ -39,7 +39,7 @@ func registerThroughputBenchmarks() {
         let total = concurrency == 1 ? 200 : 640
 
         Benchmark("Throughput c\(concurrency): raw URLSession", configuration: configuration) { benchmark in
-            let url = try await Fixture.server().baseURL.appendingPathComponent("bench/page")
+            let url = try await Fixture.baseURL().appendingPathComponent("bench/page")
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 let data = try await rawURLSession(session, url)
                 blackHole(try JSONDecoder().decode(UserPage.self, from: data))
@@ -48,14 +48,14 @@ func registerThroughputBenchmarks() {
 
         Benchmark("Throughput c\(concurrency): CoreNetKit + URLSessionTransport", configuration: configuration) {
             benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 blackHole(try await benchPageRequest(baseURL: baseURL, configuration: urlSessionKit).performAsync())
             }
         }
 
         Benchmark("Throughput c\(concurrency): raw AsyncHTTPClient", configuration: configuration) { benchmark in
-            let url = try await Fixture.server().baseURL.appendingPathComponent("bench/page").absoluteString
+            let url = try await Fixture.baseURL().appendingPathComponent("bench/page").absoluteString
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 try await rawAsyncHTTPClient(ahcClient, url)
             }
@@ -65,7 +65,7 @@ func registerThroughputBenchmarks() {
             "Ratio c\(concurrency): CoreNetKit + URLSessionTransport / raw URLSession",
             configuration: ratioConfiguration
         ) { benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             let url = baseURL.appendingPathComponent("bench/page")
             try await runPaired(
                 benchmark, total: total, concurrency: concurrency,
@@ -82,7 +82,7 @@ func registerThroughputBenchmarks() {
             "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient",
             configuration: ratioConfiguration
         ) { benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             let url = baseURL.appendingPathComponent("bench/page").absoluteString
             try await runPaired(
                 benchmark, total: total, concurrency: concurrency,
@@ -99,7 +99,7 @@ func registerThroughputBenchmarks() {
             "Ratio c\(concurrency): AsyncHTTPClientTransport.send alone / raw AsyncHTTPClient",
             configuration: ratioConfiguration
         ) { benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             let url = baseURL.appendingPathComponent("bench/page")
             var urlRequest = URLRequest(url: url)
             urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -118,7 +118,7 @@ func registerThroughputBenchmarks() {
 
         Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) {
             benchmark in
-            let baseURL = try await Fixture.server().baseURL
+            let baseURL = try await Fixture.baseURL()
             try await runLoad(benchmark, total: total, concurrency: concurrency) {
                 blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
             }
