@@ -45,9 +45,6 @@ enum Deadline {
         guard total != nil || idle != nil else { return try await work(nil) }
         // The system clock gets a copy of its own, specialised: through the opened existential
         // every use of the timer's generic state looks its type up at run time.
-        if let system = clock as? SystemClock {
-            return try await race(system, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
-        }
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
