@@ -43,8 +43,6 @@ enum Deadline {
         let total = timeout.isFinite && timeout > 0 ? timeout : nil
         let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard total != nil || idle != nil else { return try await work(nil) }
-        // The system clock gets a copy of its own, specialised: through the opened existential
-        // every use of the timer's generic state looks its type up at run time.
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
