@@ -228,8 +228,10 @@ enum DeadlineWake: Sendable {
     static func schedule<C: NetworkClock>(on clock: C, at instant: C.Instant, _ target: any DeadlineTarget)
         -> DeadlineWake
     {
-        if clock is SystemClock, let instant = instant as? ContinuousClock.Instant {
-            return .system(DeadlineScheduler.shared.schedule(after: ContinuousClock.now.duration(to: instant), target))
+        if clock is SystemClock {
+            // The shared timer keeps the system clock's time (Dispatch's uptime); the wait is
+            // measured on the clock itself.
+            return .system(DeadlineScheduler.shared.schedule(after: clock.now.duration(to: instant), target))
         }
         if let manual = clock as? ManualClock, let instant = instant as? ManualClock.Instant {
             return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
