@@ -27,7 +27,7 @@ import Foundation
 /// Subclasses add only `let` properties of `Sendable` types and restate `@unchecked Sendable`.
 /// The default mapping decodes a `Decodable` model (optionally under ``modelKeyPath``), returns
 /// ``EmptyResponse`` for empty bodies, the raw body for `Data` and the text for `String`;
-/// override ``handle(serverResponse:completion:)`` for anything else.
+/// override ``handle(serverResponse:)`` for anything else.
 open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: subclasses hold only `let` Sendable state
     private let configurationOverride: NetworkConfiguration?
 
@@ -72,36 +72,12 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             decoder: serverResponse.decoder ?? configuration.decoder)
     }
 
-    /// Maps a validated response to the model and reports it through `completion`: the older,
-    /// callback form of ``handle(serverResponse:)``.
-    ///
-    /// Override it only for mapping that must finish asynchronously. Call `completion` exactly
-    /// once, from any thread; later calls are ignored. A ``ResponseResult/failure(_:)`` ends the
-    /// request with that error; whether the result came from the cache is the pipeline's to
-    /// say (``ServerResponse/isFromCache``), so the `fromCache` flag passed here is ignored.
-    /// The default calls ``handle(serverResponse:)`` and completes at once.
-    @available(*, deprecated, message: "override handle(serverResponse:) throws -> Model")
-    open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
-        do {
-            completion(.success(try handle(serverResponse: serverResponse), fromCache: serverResponse.isFromCache))
-        } catch {
-            completion(.failure(error))
-        }
-    }
-
-    /// Runs the mapping once: through the callback form, which completes synchronously unless a
-    /// subclass overrode it, so the common path takes the result without suspending.
-    final func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
+    /// Runs the mapping once, on the request's Task: ``handle(serverResponse:)`` called directly.
+    /// The deprecated ``CallbackServerRequest`` overrides it to go through its callback form.
+    func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
         var response = response
         response.decoder = decoder
-        let mapped = OneShot<Model>()
-        callbackHandle(serverResponse: response) { result in
-            switch result {
-            case .success(let model, _): mapped.resume(.success(model))
-            case .failure(let error): mapped.resume(.failure(error))
-            }
-        }
-        return try await mapped.value
+        return try handle(serverResponse: response)
     }
 
     /// Starts the request and returns its context at once.
@@ -190,31 +166,5 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             throw cancelled
         }
         return try result.get()
-    }
-}
-
-extension BaseServerRequest {
-    /// The callback form of the mapping, called without a deprecation warning: the pipeline must
-    /// still honour subclasses that override it.
-    fileprivate func callbackHandle(
-        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void
-    ) {
-        (self as any CallbackHandling<Model>).handleDeprecated(serverResponse: serverResponse, completion: completion)
-    }
-}
-
-/// Lets the pipeline call the deprecated callback form without a warning.
-private protocol CallbackHandling<Model> {
-    associatedtype Model: Sendable
-    func handleDeprecated(
-        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void)
-}
-
-extension BaseServerRequest: CallbackHandling {
-    @available(*, deprecated)
-    fileprivate func handleDeprecated(
-        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void
-    ) {
-        handle(serverResponse: serverResponse, completion: completion)
     }
 }

@@ -189,8 +189,9 @@ import FoundationNetworking
         }
     }
 
+    @available(*, deprecated, message: "tests the deprecated callback form")
     @Test func customHandleOverrideMapsTheResponse() async throws {
-        final class StatusRequest: BaseServerRequest<Int>, @unchecked Sendable {
+        final class StatusRequest: CallbackServerRequest<Int>, @unchecked Sendable {
             let url: URL
             init(url: URL, configuration: NetworkConfiguration) {
                 self.url = url
@@ -213,8 +214,9 @@ import FoundationNetworking
         }
     }
 
+    @available(*, deprecated, message: "tests the deprecated callback form")
     @Test func handleThatCompletesLaterFromAnotherQueueDeliversItsFirstResult() async throws {
-        final class LaterRequest: BaseServerRequest<Int>, @unchecked Sendable {
+        final class LaterRequest: CallbackServerRequest<Int>, @unchecked Sendable {
             let url: URL
             init(url: URL, configuration: NetworkConfiguration) {
                 self.url = url

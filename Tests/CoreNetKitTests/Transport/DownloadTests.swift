@@ -193,13 +193,10 @@ final class HashedDownloadRequest: BaseServerRequest<HashedDownload>, @unchecked
             method: .get, baseUrl: server, relativeUrl: "/download/\(count)", downloadDestination: destination)
     }
 
-    override func handle(
-        serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<HashedDownload>) -> Void
-    ) {
+    override func handle(serverResponse: ServerResponse) throws -> HashedDownload {
         guard let url = serverResponse.downloadedFileURL, let hash = serverResponse.headers["X-SHA256"] else {
-            completion(.failure(BaseServerError.cantMapping(keyPath: "<root>", reason: "no file or no X-SHA256")))
-            return
+            throw BaseServerError.cantMapping(keyPath: "<root>", reason: "no file or no X-SHA256")
         }
-        completion(.success(HashedDownload(url: url, serverSHA256: hash), fromCache: false))
+        return HashedDownload(url: url, serverSHA256: hash)
     }
 }

@@ -1,0 +1,62 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// A ``BaseServerRequest`` that maps its response through the older callback form,
+/// ``handle(serverResponse:completion:)``: the one place that form lives.
+///
+/// Requests of ``BaseServerRequest`` call ``BaseServerRequest/handle(serverResponse:)`` directly.
+/// A subclass that overrides the callback form changes its superclass to this one and keeps its
+/// override as it is; nothing else changes:
+///
+/// ```swift
+/// final class HashedDownloadRequest: CallbackServerRequest<HashedDownload>, @unchecked Sendable {
+///     override func handle(
+///         serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<HashedDownload>) -> Void
+///     ) { … }
+/// }
+/// ```
+@available(*, deprecated, message: "subclass BaseServerRequest and override handle(serverResponse:) throws -> Model")
+open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
+    // safe: like BaseServerRequest, it adds no state; subclasses hold only `let` Sendable state
+    /// Creates a request that uses `configuration`, or ``NetworkConfiguration/default`` when `nil`.
+    public override init(configuration: NetworkConfiguration? = nil) {
+        super.init(configuration: configuration)
+    }
+
+    /// Maps a validated response to the model and reports it through `completion`.
+    ///
+    /// Called once per response, on the request's Task, after the validators accepted
+    /// `serverResponse`. Call `completion` exactly once, from any thread; later calls are
+    /// ignored. A ``ResponseResult/failure(_:)`` ends the request with that error; whether the
+    /// result came from the cache is the pipeline's to say (``ServerResponse/isFromCache``), so
+    /// the `fromCache` flag passed here is ignored. The default calls
+    /// ``BaseServerRequest/handle(serverResponse:)`` and completes at once.
+    open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
+        do {
+            completion(.success(try handle(serverResponse: serverResponse), fromCache: serverResponse.isFromCache))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// Runs the callback form once and waits for its first result, without suspending when it
+    /// completes synchronously.
+    override func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
+        var response = response
+        response.decoder = decoder
+        let mapped = OneShot<Model>()
+        handle(serverResponse: response) { result in
+            switch result {
+            case .success(let model, _): mapped.resume(.success(model))
+            case .failure(let error): mapped.resume(.failure(error))
+            }
+        }
+        return try await mapped.value
+    }
+}
