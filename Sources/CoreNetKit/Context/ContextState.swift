@@ -8,7 +8,9 @@
 
 /// How a context ended.
 enum ContextOutcome<Model: Sendable>: Sendable {
-    case success(Model)
+    /// The model, and whether it was read from the cache rather than the server: decided once,
+    /// by whoever finishes the context, and carried with the model.
+    case success(Model, fromCache: Bool)
     case failure(any Error)
     case cancelled
 }
@@ -17,8 +19,6 @@ enum ContextOutcome<Model: Sendable>: Sendable {
 struct ContextState<Model: Sendable> {
     var outcome: ContextOutcome<Model>?
     var cached: Model?
-    /// Whether the successful outcome was read from the cache instead of the server.
-    var fromCache = false
     var success: [@Sendable (Model) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
     var completed: [@Sendable (Result<Model, any Error>) -> Void] = []

@@ -38,7 +38,7 @@ extension RequestContext {
                 waiter.set(continuation)
                 observe { outcome in
                     switch outcome {
-                    case .success(let model): waiter.resume(.success(model))
+                    case .success(let model, _): waiter.resume(.success(model))
                     case .failure(let error): waiter.resume(.failure(error))
                     case .cancelled: waiter.resume(.failure(BaseServerError.cancelled))
                     }

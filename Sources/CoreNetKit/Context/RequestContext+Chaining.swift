@@ -25,8 +25,8 @@ extension RequestContext {
         }
         observe { outcome in
             switch outcome {
-            case .success(let model):
-                do { next.emit(data: try transform(model), fromCache: self.isFromCache) } catch {
+            case .success(let model, let fromCache):
+                do { next.emit(data: try transform(model), fromCache: fromCache) } catch {
                     next.emit(error: error)
                 }
             case .failure(let error): next.emit(error: error)
@@ -41,7 +41,8 @@ extension RequestContext {
     ///
     /// `transform` runs once, after this context succeeds, off the callback queue; the new
     /// context then delivers the second context's terminal event. An error of either ends it.
-    /// Cancelling the new context cancels whichever stage is running.
+    /// Cancelling the new context cancels whichever stage is running. The new context's
+    /// ``isFromCache`` is the second context's: its model is the one delivered.
     ///
     /// Its upload and download progress handlers get the progress of the stage that is running:
     /// this context's, then the second context's, which starts again from its own first value
@@ -54,14 +55,14 @@ extension RequestContext {
         forwardProgress(to: next)
         observe { outcome in
             switch outcome {
-            case .success(let model):
+            case .success(let model, _):
                 let second = transform(model)
                 next.setCancelAction { second.cancel() }
                 next.restartProgress()
                 second.forwardProgress(to: next)
                 second.observe { outcome in
                     switch outcome {
-                    case .success(let value): next.emit(data: value)
+                    case .success(let value, let fromCache): next.emit(data: value, fromCache: fromCache)
                     case .failure(let error): next.emit(error: error)
                     case .cancelled: next.cancel()
                     }

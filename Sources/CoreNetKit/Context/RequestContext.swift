@@ -59,7 +59,12 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// let context = ordersService.orders()
     /// context.onSuccess { orders in show(orders, offline: context.isFromCache) }
     /// ```
-    public var isFromCache: Bool { state.withLock { $0.fromCache } }
+    public var isFromCache: Bool {
+        state.withLock {
+            if case .success(_, let fromCache) = $0.outcome { return fromCache }
+            return false
+        }
+    }
 
     /// Whether ``cancel()`` ended the context.
     public var isCancelled: Bool {
@@ -78,7 +83,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
             case nil:
                 state.success.append(handler)
                 return nil
-            case .success(let model): return model
+            case .success(let model, _): return model
             default: return nil
             }
         }
@@ -108,7 +113,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
             case nil:
                 state.completed.append(handler)
                 return nil
-            case .success(let model): return .success(model)
+            case .success(let model, _): return .success(model)
             case .failure(let error): return .failure(error)
             case .cancelled: return nil
             }
@@ -153,19 +158,19 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// the error; ignored after the terminal event.
     func deliver(_ result: ResponseResult<Model>) {
         switch result {
-        case .success(let model, let fromCache): finish(.success(model), fromCache: fromCache)
+        case .success(let model, let fromCache): finish(.success(model, fromCache: fromCache))
         case .failure(let error): finish(.failure(error))
         }
     }
 
     func emit(data: Model) {
-        finish(.success(data))
+        finish(.success(data, fromCache: false))
     }
 
     /// Delivers the successful result and records whether it was read from the cache (see
     /// ``isFromCache``); ignored after the terminal event.
     func emit(data: Model, fromCache: Bool) {
-        finish(.success(data), fromCache: fromCache)
+        finish(.success(data, fromCache: fromCache))
     }
 
     func emit(error: any Error) {
@@ -199,11 +204,10 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     }
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
-    func finish(_ outcome: ContextOutcome<Model>, fromCache: Bool = false) {
+    func finish(_ outcome: ContextOutcome<Model>) {
         let taken: ContextState<Model>? = state.withLock { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
-            state.fromCache = fromCache
             let taken = state
             state.clearHandlers()
             return taken
@@ -212,7 +216,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         if case .cancelled = outcome { taken.cancelAction?() }
         for observer in taken.observers { observer(outcome) }
         switch outcome {
-        case .success(let model):
+        case .success(let model, _):
             guard !taken.success.isEmpty || !taken.completed.isEmpty else { return }
             delivery.async {
                 for handler in taken.success { handler(model) }

@@ -80,7 +80,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         inFlight = nil
         let result: Result<Page?, any Error>
         switch outcome {
-        case .success(let loaded):
+        case .success(let loaded, _):
             next = loaded.next
             hasMore = loaded.hasMore
             outbox.append(.page(loaded.page))

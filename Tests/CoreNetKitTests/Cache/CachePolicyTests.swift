@@ -247,4 +247,30 @@ import Testing
             }
         }
     }
+
+    @Test func isFromCacheCarriesThroughFlatMapFromTheSecondContext() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
+                _ = try await server.request("/counter/flat", .serverOnly).perform(Counter.self, configuration).log
+                    .success()
+
+                let fromServerThenCache = server.request("/counter/other", .serverOnly)
+                    .perform(Counter.self, configuration).context
+                    .flatMap { _ in
+                        server.request("/counter/flat", .cacheOnly).perform(Counter.self, configuration).context
+                    }
+                #expect(try await fromServerThenCache.value.value == 1)
+                #expect(fromServerThenCache.isFromCache)
+
+                let fromCacheThenServer = server.request("/counter/flat", .cacheOnly)
+                    .perform(Counter.self, configuration).context
+                    .flatMap { _ in
+                        server.request("/counter/other", .serverOnly).perform(Counter.self, configuration).context
+                    }
+                #expect(try await fromCacheThenServer.value.value == 2)
+                #expect(!fromCacheThenServer.isFromCache)
+            }
+        }
+    }
 }
