@@ -8,7 +8,11 @@
 
 /// The producer side of ``ActiveRequestContext``s: fans the progress, cached answer and outcome
 /// of one network call out to every context that joined it.
-final class RequestBroadcast<Model: Sendable>: PoolMember {
+///
+/// A request with no file to stream or download has no transfer of its own: the broadcast makes
+/// the one that reports progress when a context first watches it (``watchedTransfer()``), so
+/// a request nobody watches allocates none.
+final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
     private struct State {
         var contexts: [ActiveRequestContext<Model>] = []
         var finished = false
@@ -20,15 +24,20 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         var resumeData: DownloadResumeData?
         /// Who waits for the pipeline's end (``ActiveRequestContext/cancel(producingResumeData:)``).
         var endWaiters: [@Sendable (DownloadResumeData?) -> Void] = []
+        /// The transfer made for progress once a context watched it; dropped at the end.
+        var transfer: RequestTransfer?
     }
 
     let id: String
     private let pool: TaskPool
     private let state = Locked(State())
+    /// Where the progress throttling of a transfer made here reads the time.
+    private let clock: any NetworkClock
 
-    init(id: String, pool: TaskPool, first: ActiveRequestContext<Model>) {
+    init(id: String, pool: TaskPool, clock: any NetworkClock, first: ActiveRequestContext<Model>) {
         self.id = id
         self.pool = pool
+        self.clock = clock
         state.withLock { $0.contexts = [first] }
     }
 
@@ -74,6 +83,23 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         for context in contexts { context.emitCache(data: model) }
     }
 
+    func watchedTransfer() -> RequestTransfer? {
+        let (existing, contexts) = state.withLock { state in
+            (state.transfer, state.finished ? [] : state.contexts)
+        }
+        if let existing { return existing }
+        guard contexts.contains(where: { $0.watchesProgress }) else { return nil }
+        let made = RequestTransfer(clock: clock)
+        // The transfer is dropped at `finish`, which ends this reference cycle.
+        made.connect { [self] progress, direction in emitProgress(progress, for: direction) }
+        return state.withLock { state in
+            guard !state.ended else { return nil }
+            if let raced = state.transfer { return raced }
+            state.transfer = made
+            return made
+        }
+    }
+
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         let contexts = state.withLock { $0.finished ? [] : $0.contexts }
         for context in contexts { context.emitProgress(progress, for: direction) }
@@ -89,6 +115,7 @@ final class RequestBroadcast<Model: Sendable>: PoolMember {
         let resumeData = result.resumeData
         let (contexts, waiters, discard) = state.withLock { state in
             state.ended = true
+            state.transfer = nil
             let waiters = state.endWaiters
             state.endWaiters = []
             guard !state.finished else {

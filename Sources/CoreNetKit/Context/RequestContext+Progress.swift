@@ -71,6 +71,11 @@ extension RequestContext {
         for observer in observers { observer(progress, direction) }
     }
 
+    /// Whether anyone watches this context's progress: a handler, or a chained context.
+    var watchesProgress: Bool {
+        state.withLock { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
+    }
+
     /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
         let latest = state.withLock { state -> [(TransferProgress, TransferDirection)] in

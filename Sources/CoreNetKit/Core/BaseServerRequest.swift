@@ -106,7 +106,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             id: id,
             entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
             join: { $0.join(context) },
-            make: { RequestBroadcast<Model>(id: id, pool: pool, first: context) })
+            make: { RequestBroadcast<Model>(id: id, pool: pool, clock: configuration.clock, first: context) })
         guard let broadcast else {
             context.emit(
                 error: BaseServerError.invalidRequest(

@@ -20,9 +20,12 @@ final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
     let requestId: String
-    /// `nil` when nobody can see progress and the request has no file to stream or download:
-    /// then the request needs no transfer bookkeeping at all.
+    /// `nil` when the request has no file to stream or download: then it needs no transfer
+    /// bookkeeping unless somebody watches its progress (``progressWatch``).
     let transfer: RequestTransfer?
+    /// Where a request without a ``transfer`` finds one once a context watches its progress;
+    /// `nil` when nobody can (``BaseServerRequest/performAsync()``).
+    let progressWatch: (any ProgressWatch)?
     /// Maps a response with the request's own mapping and says whether a model came out; when
     /// the flag is set, also hands that model to the contexts' `onCacheSuccess`.
     typealias ModelReader = @Sendable (_ response: ServerResponse, _ deliverAsCached: Bool) async -> Bool
@@ -37,12 +40,14 @@ final class Exchange: Sendable {
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        modelReader: ModelReader?, deliversCachedModels: Bool, monitoring: RequestMonitoring?
+        progressWatch: (any ProgressWatch)? = nil, modelReader: ModelReader?, deliversCachedModels: Bool,
+        monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
         self.requestId = requestId
         self.transfer = transfer
+        self.progressWatch = transfer == nil ? progressWatch : nil
         self.modelReader = modelReader
         self.wantsCachedResponse = deliversCachedModels && modelReader != nil
         self.monitoring = monitoring
@@ -138,7 +143,8 @@ final class Exchange: Sendable {
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            transfer: transfer?.reportsProgress == true ? transfer : nil, activity: activity,
+            transfer: transfer?.reportsProgress == true ? transfer : nil, progressWatch: progressWatch,
+            activity: activity,
             streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
         if let transfer {
             return try await transfer.send(
@@ -165,7 +171,13 @@ final class Exchange: Sendable {
         let encoder = configuration.encoder
         let timeout = configuration.timeout
         guard let transfer else {
-            return try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout)
+            var encoded = try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout)
+            if let progressWatch, !encoded.body.isEmpty {
+                encoded.body.observer = UploadObserver { sent, total in
+                    progressWatch.watchedTransfer()?.report(.upload, completed: sent, expected: total)
+                }
+            }
+            return encoded
         }
         let files = transfer.temporaryFiles
         return try await transfer.encode(request) { request in

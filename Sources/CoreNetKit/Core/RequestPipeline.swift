@@ -25,8 +25,7 @@ enum RequestPipeline {
         _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, configuration: NetworkConfiguration,
         requestId: String, broadcast: RequestBroadcast<Model>?
     ) async -> ResponseResult<Model> {
-        let transfer =
-            needsTransfer(serverRequest, listened: broadcast != nil) ? RequestTransfer(clock: configuration.clock) : nil
+        let transfer = needsTransfer(serverRequest) ? RequestTransfer(clock: configuration.clock) : nil
         if let broadcast, let transfer {
             transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
         }
@@ -52,7 +51,7 @@ enum RequestPipeline {
         }
         let deliversCached = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
         let exchange = Exchange(
-            configuration: configuration, requestId: requestId, transfer: transfer,
+            configuration: configuration, requestId: requestId, transfer: transfer, progressWatch: broadcast,
             modelReader: reader, deliversCachedModels: deliversCached, monitoring: monitoring)
         var result: ResponseResult<Model>
         if let transfer {
@@ -65,6 +64,8 @@ enum RequestPipeline {
             if let resumeData = transfer.resumeData { result = result.carrying(resumeData) }
         } else {
             result = await execute(request, serverRequest, exchange: exchange)
+            // Made only if a context watches the progress: it closes each direction at 1.0.
+            broadcast?.watchedTransfer()?.finish(succeeded: result.isSuccess && !Task.isCancelled)
         }
         if let monitoring { monitoring.finish(Task.isCancelled ? nil : result.monitoredOutcome) }
         return result
@@ -93,10 +94,11 @@ enum RequestPipeline {
         }
     }
 
-    /// Whether the request needs a transfer: someone may watch its progress, or it streams a
-    /// multipart body or downloads to a file (both use scratch files).
-    private static func needsTransfer(_ request: ServerRequest, listened: Bool) -> Bool {
-        if listened || request.downloadDestination != nil || request.resumeData != nil { return true }
+    /// Whether the request needs a transfer of its own: it streams a multipart body or downloads
+    /// to a file (both use scratch files). Progress alone gets one only when a context watches
+    /// it (RequestBroadcast/watchedTransfer()).
+    private static func needsTransfer(_ request: ServerRequest) -> Bool {
+        if request.downloadDestination != nil || request.resumeData != nil { return true }
         if case .multipart = request.parameters { return true }
         return false
     }

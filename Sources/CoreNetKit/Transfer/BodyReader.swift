@@ -31,6 +31,9 @@ struct BodyReader: Sendable {
     let fileLimit: Int64?
     /// Where download progress goes; `nil` when nobody watches.
     let transfer: RequestTransfer?
+    /// Asked at each piece for a transfer when there is none yet: a context may start watching
+    /// the progress while the body arrives.
+    var progressWatch: (any ProgressWatch)? = nil
     let activity: (any ExchangeActivity)?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
@@ -107,6 +110,6 @@ struct BodyReader: Sendable {
 
     private func arrived(total: Int64, expected: Int64?) {
         activity?.touch()
-        transfer?.report(.download, completed: total, expected: expected ?? -1)
+        (transfer ?? progressWatch?.watchedTransfer())?.report(.download, completed: total, expected: expected ?? -1)
     }
 }

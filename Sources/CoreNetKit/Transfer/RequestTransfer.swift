@@ -256,3 +256,10 @@ final class RequestTransfer: Sendable {
     /// The resume data made when the transfer ended without success; `nil` otherwise.
     var resumeData: DownloadResumeData? { state.withLock { $0.resumeData } }
 }
+
+/// Where a request without a transfer of its own finds the one that reports its progress, once
+/// somebody watches it (a ``RequestBroadcast`` whose contexts got a progress handler).
+protocol ProgressWatch: AnyObject, Sendable {
+    /// The transfer progress goes through; `nil` while nobody watches.
+    func watchedTransfer() -> RequestTransfer?
+}

@@ -159,4 +159,27 @@ struct ManualInstant: InstantProtocol {
             }
         }
     }
+
+    @Test func handlerAttachedWhileTheBodyArrivesGetsTheRestOfTheProgress() async throws {
+        try await withTestServer { server in
+            let queue = DispatchQueue(label: "tests.progress.mid-body")
+            // Nobody watches at first: the request runs without a transfer until the handler comes.
+            let context = TestRequest<Data>(configuration: testConfiguration(queue: queue)) {
+                server.get("/transfer/partial/200000?after=100000&gate=progress-mid-body")
+            }.perform()
+            try await server.waitForArrivals(at: "progress-mid-body", count: 1)
+
+            let log = TransferLog(context)
+            server.release("progress-mid-body")
+            let data = try await context.value
+            await drain(queue)
+
+            #expect(data.count == 200_000)
+            #expect(log.downloads.last == TransferProgress(completedBytes: 200_000, totalBytes: 200_000))
+            #expect(isMonotonic(log.downloads))
+            #expect(log.uploads.last?.fraction == 1.0)
+            #expect(log.afterTerminal.isEmpty)
+        }
+    }
 }
+
