@@ -37,16 +37,15 @@ public struct CacheInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let exchange = next.exchange
+        let configuration = next.configuration
         let policy = request.cachePolicy
-        guard let adapter = exchange.configuration.cacheAdapter, request.method.isCacheable else {
+        guard let adapter = configuration.cacheAdapter, request.method.isCacheable else {
             guard policy == .cacheOnly else { return try await next.proceed(request) }
             let reason =
-                exchange.configuration.cacheAdapter == nil
+                configuration.cacheAdapter == nil
                 ? "no cache adapter is configured" : "only GET and HEAD are cached"
             throw BaseServerError(code: .cacheMiss, message: reason)
         }
-        let configuration = exchange.configuration
         let store = CacheStore(
             adapter: adapter, method: request.method,
             url: try RequestEncoder.url(of: request, encoder: configuration.encoder),
@@ -54,7 +53,7 @@ public struct CacheInterceptor: Interceptor {
         if policy == .serverOnly {
             var response = try await next.proceed(request)
             // A streamed body is not in the response: there is nothing to store.
-            if request.responseBodyStream == nil { response.cacheStore = store }
+            if request.responseBodyStream == nil { Self.store(&response, in: store, clock: configuration.clock) }
             return response
         }
         let entry = await store.lookup()
@@ -66,12 +65,12 @@ public struct CacheInterceptor: Interceptor {
         }
         if policy == .cacheIfFreshElseServer {
             if let entry, let answer = answer(entry, freshness(entry), request, store, next) {
-                exchange.report(.hit)
+                next.report(.hit)
                 return answer
             }
-            exchange.report(.miss)
+            next.report(.miss)
         } else {
-            exchange.report(entry == nil ? .miss : .hit)
+            next.report(entry == nil ? .miss : .hit)
         }
         if policy == .cacheOnly {
             guard let entry else {
@@ -79,8 +78,8 @@ public struct CacheInterceptor: Interceptor {
             }
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
-        if let entry, policy == .firstCacheThenRefreshFromServer, exchange.wantsCachedResponse {
-            await exchange.deliverCached(entry.serverResponse(for: store.transportRequest, fromCache: true))
+        if let entry, policy == .firstCacheThenRefreshFromServer, next.takesEarlyAnswer {
+            await next.answerEarly(entry.serverResponse(for: store.transportRequest, fromCache: true))
         }
         var sent = request
         let conditional = entry.map { Self.addConditionalHeaders(from: $0, to: &sent.headers) } ?? false
@@ -89,23 +88,29 @@ public struct CacheInterceptor: Interceptor {
             response = try await next.proceed(sent)
         } catch let error as BaseServerError where error.meansUnreachable {
             guard let entry, Self.mayFallBack(policy, freshness(entry)) else { throw error }
-            exchange.report(.fallback)
+            next.report(.fallback)
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
         if let entry, response.statusCode == 304, conditional {
             var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                 .serverResponse(for: response.transportRequest, fromCache: false, duration: response.duration)
-            revalidated.cacheStore = store
-            exchange.report(.revalidated)
+            Self.store(&revalidated, in: store, clock: clock)
+            next.report(.revalidated)
             return revalidated
         }
         if let entry, (500..<600).contains(response.statusCode), Self.mayFallBack(policy, freshness(entry)) {
-            exchange.report(.fallback)
+            next.report(.fallback)
             return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
         }
         var stored = response
-        stored.cacheStore = store
+        Self.store(&stored, in: store, clock: clock)
         return stored
+    }
+
+    /// Has `response` stored in `store` once the request's mapping read it (the pipeline runs
+    /// ServerResponse.whenMapped after a successful mapping).
+    private static func store(_ response: inout ServerResponse, in store: CacheStore, clock: any NetworkClock) {
+        response.whenMapped = { mapped in await store.save(mapped, at: clock.currentDate) }
     }
 
     /// The answer of CachePolicy/cacheIfFreshElseServer from `entry` without waiting for the
@@ -147,21 +152,17 @@ public struct CacheInterceptor: Interceptor {
     private static func revalidateInBackground(
         _ entry: CachedResponse, _ request: ServerRequest, _ store: CacheStore, _ next: InterceptorChain
     ) {
-        let exchange = next.exchange
-        let background = Exchange(
-            configuration: exchange.configuration, requestId: exchange.requestId + ".revalidation", transfer: nil,
-            modelReader: nil, deliversCachedModels: false, monitoring: nil)
-        let chain = InterceptorChain(exchange: background, index: next.index)
+        let fork = next.fork()
         var sent = request
         let conditional = Self.addConditionalHeaders(from: entry, to: &sent.headers)
         Task {
-            guard let response = try? await chain.proceed(sent) else { return }
-            let clock = background.configuration.clock
+            guard let response = try? await fork.proceed(sent) else { return }
+            let clock = fork.configuration.clock
             if response.statusCode == 304, conditional {
                 let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                     .serverResponse(for: response.transportRequest, fromCache: false)
                 await store.save(revalidated, at: clock.currentDate)
-            } else if response.isSuccessStatus, await exchange.mapsResponse(response) {
+            } else if response.isSuccessStatus, await fork.mapsModel(from: response) {
                 await store.save(response, at: clock.currentDate)
             }
         }
@@ -193,9 +194,9 @@ extension BaseServerError {
     }
 }
 
-extension Exchange {
+extension InterceptorChain {
     /// Tells the monitors what the cache stage did.
     func report(_ event: CacheEvent) {
-        monitoring?.emit { monitor, request in monitor.request(request, didUseCache: event) }
+        exchange.monitoring?.emit { monitor, request in monitor.request(request, didUseCache: event) }
     }
 }

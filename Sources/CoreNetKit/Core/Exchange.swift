@@ -26,21 +26,18 @@ final class Exchange: Sendable {
     /// Where a request without a ``transfer`` finds one once a context watches its progress;
     /// `nil` when nobody can (``BaseServerRequest/performAsync()``).
     let progressWatch: (any ProgressWatch)?
-    /// Maps a response with the request's own mapping and says whether a model came out; when
-    /// the flag is set, also hands that model to the contexts' `onCacheSuccess`.
-    typealias ModelReader = @Sendable (_ response: ServerResponse, _ deliverAsCached: Bool) async -> Bool
-
-    /// The request's mapping, for the cache stage; `nil` when the configuration has no cache.
-    private let modelReader: ModelReader?
-    /// Whether a context listens for a cached answer before the server's
+    /// The request's own mapping, as the stages may use it through the chain; `nil` when no
+    /// stage can need it (no cache adapter and no early answer awaited).
+    let reader: (any ResponseReading)?
+    /// Whether a context listens for an answer before the final one
     /// (`firstCacheThenRefreshFromServer` through ``BaseServerRequest/perform()``).
-    let wantsCachedResponse: Bool
+    let takesEarlyAnswers: Bool
     /// The configuration's monitors for this request; `nil` when it has none.
     let monitoring: RequestMonitoring?
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        progressWatch: (any ProgressWatch)? = nil, modelReader: ModelReader?, deliversCachedModels: Bool,
+        progressWatch: (any ProgressWatch)? = nil, reader: (any ResponseReading)?, takesEarlyAnswers: Bool,
         monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
@@ -48,22 +45,17 @@ final class Exchange: Sendable {
         self.requestId = requestId
         self.transfer = transfer
         self.progressWatch = transfer == nil ? progressWatch : nil
-        self.modelReader = modelReader
-        self.wantsCachedResponse = deliversCachedModels && modelReader != nil
+        self.reader = reader
+        self.takesEarlyAnswers = takesEarlyAnswers && reader != nil
         self.monitoring = monitoring
     }
 
-    /// Hands the model of a response read from the cache to the request's contexts, before the
-    /// server's answer.
-    func deliverCached(_ response: ServerResponse) async {
-        guard wantsCachedResponse else { return }
-        _ = await modelReader?(response, true)
-    }
-
-    /// Whether the request's mapping reads a model from `response`: a response revalidated in
-    /// the background is stored only then, as the pipeline does with the request's own answer.
-    func mapsResponse(_ response: ServerResponse) async -> Bool {
-        await modelReader?(response, false) ?? true
+    /// The exchange of a fork of the chain (InterceptorChain/fork(): the same configuration
+    /// and mapping, no transfer, no early answers, no monitors.
+    func forked() -> Exchange {
+        Exchange(
+            configuration: configuration, requestId: requestId + ".fork", transfer: nil, reader: reader,
+            takesEarlyAnswers: false, monitoring: nil)
     }
 
     /// The end of every chain: encodes `request`, sends it through the transport, maps the

@@ -74,6 +74,36 @@ public struct InterceptorChain: Sendable {
         return try await run(request)
     }
 
+    /// Whether a context waits for an answer before the final one: a request started with
+    /// ``BaseServerRequest/perform()`` under ``CachePolicy/firstCacheThenRefreshFromServer``.
+    public var takesEarlyAnswer: Bool { exchange.takesEarlyAnswers }
+
+    /// Hands `response`, an answer this stage has before the final one (the cache stage's
+    /// stored entry), to the request's `onCacheSuccess` handlers, read by the request's own
+    /// mapping; the request goes on either way.
+    ///
+    /// Does nothing when ``takesEarlyAnswer`` is `false` or the mapping cannot read `response`;
+    /// a context takes only the first early answer, and none after its terminal event.
+    public func answerEarly(_ response: ServerResponse) async {
+        guard exchange.takesEarlyAnswers else { return }
+        await exchange.reader?.answerEarly(response)
+    }
+
+    /// Whether the request's own mapping reads a model from `response`: for a stage that keeps
+    /// a response nobody waits for (the cache stage's background revalidation), as the pipeline
+    /// keeps only what the mapping read. `true` when the configuration has no cache adapter
+    /// and nobody waits for an early answer (the mapping is then not at hand).
+    public func mapsModel(from response: ServerResponse) async -> Bool {
+        await exchange.reader?.reads(response) ?? true
+    }
+
+    /// The rest of the chain again, for work that outlives the request, such as a revalidation in
+    /// the background: the same later stages, configuration and mapping, but no progress, no
+    /// early answers and no monitors. Cancelling the request does not cancel what runs on it.
+    public func fork() -> InterceptorChain {
+        InterceptorChain(exchange: exchange.forked(), index: index)
+    }
+
     private func run(_ request: ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
         guard index < interceptors.count else {

@@ -11,8 +11,10 @@ import Foundation
 ///
 /// The chain (NetworkConfiguration/interceptors) turns the ServerRequest into a
 /// validated ServerResponse; `handle(serverResponse:)` turns that into the model, once;
-/// a response the cache stage marked for storing is stored after a successful mapping, so a
-/// body the model cannot be read from is never cached. The result — the model and whether it
+/// then what a stage asked to be done with a mapped response runs (ServerResponse.whenMapped:
+/// the cache stage's write), so a body the model cannot be read from is never cached. The
+/// pipeline knows no stage: the chain gives them the request's mapping as a typed channel
+/// (InterceptorChain/answerEarly(_:), RequestReader). The result — the model and whether it
 /// came from the cache, or the error — is a ResponseResult, the only type that goes from
 /// the pipeline to the contexts.
 enum RequestPipeline {
@@ -36,23 +38,12 @@ enum RequestPipeline {
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
-        // Only the cache stage maps a response besides the pipeline (a cached answer for the
-        // contexts, or a check before a background revalidation is stored), so one reader, made
-        // only when there is a cache.
-        var reader: Exchange.ModelReader?
-        if configuration.cacheAdapter != nil {
-            reader = { response, deliverAsCached in
-                guard let model = try? await request.mapResponse(response, decoder: configuration.decoder) else {
-                    return false
-                }
-                if deliverAsCached { broadcast?.emitCache(model) }
-                return true
-            }
-        }
-        let deliversCached = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
+        let takesEarlyAnswers = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer, progressWatch: broadcast,
-            modelReader: reader, deliversCachedModels: deliversCached, monitoring: monitoring)
+            reader: configuration.cacheAdapter != nil || takesEarlyAnswers
+                ? RequestReader(request: request, decoder: configuration.decoder, broadcast: broadcast) : nil,
+            takesEarlyAnswers: takesEarlyAnswers, monitoring: monitoring)
         var result: ResponseResult<Model>
         if let transfer {
             result = await withTaskCancellationHandler {
@@ -85,9 +76,7 @@ enum RequestPipeline {
                     modelType: String(describing: Model.self), duration: clock.elapsed(since: decodeStart))
                 monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
             }
-            if let store = response.cacheStore {
-                await store.save(response, at: exchange.configuration.clock.currentDate)
-            }
+            if let whenMapped = response.whenMapped { await whenMapped(response) }
             return .success(model, fromCache: response.isFromCache)
         } catch {
             return .failure(error)

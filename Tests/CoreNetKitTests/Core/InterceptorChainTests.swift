@@ -40,6 +40,45 @@ import Testing
         }
     }
 
+    @Test func userStageAnswersEarlyThroughTheChainThenTheServerAnswers() async throws {
+        try await withTestServer { server in
+            let stage = EarlyAnswerInterceptor(body: #"{"id": 7, "name": "Early", "email": "e@example.com"}"#)
+            let configuration = testConfiguration { $0.interceptors.append(stage) }
+            var early = server.get("/users/1")
+            early.cachePolicy = .firstCacheThenRefreshFromServer
+            let request = early
+
+            let log = EventLog(TestRequest<User>(configuration: configuration) { request }.perform())
+            let cached = try await log.cached()
+            let fresh = try await log.success()
+            let awaited = try await TestRequest<User>(configuration: configuration) { request }.performAsync()
+
+            #expect(cached == User(id: 7, name: "Early", email: "e@example.com"))
+            #expect(fresh.id == 1 && fresh.name != "Early")
+            #expect(awaited.id == 1)
+            // performAsync() has no onCacheSuccess: the chain says so and takes no early answer.
+            #expect(stage.taken.withLock { $0 } == [true, false])
+        }
+    }
+
+    @Test func forkOfTheChainRunsTheLaterStagesAfterTheRequestEnded() async throws {
+        try await withTestServer { server in
+            let forked = Once<String?>()
+            let configuration = testConfiguration {
+                $0.interceptors.append(ForkingInterceptor(path: "/echo/forked", result: forked))
+                $0.interceptors.append(HeaderInterceptor(name: "X-After-Fork", value: "seen"))
+            }
+
+            let user = try await TestRequest<User>(configuration: configuration) { server.get("/users/1") }
+                .performAsync()
+            let forkedHeader = try await withTimeout { await forked.value }
+
+            #expect(user.id == 1)
+            // The fork went through the stage after the forking one, to the server.
+            #expect(forkedHeader == "seen")
+        }
+    }
+
     @Test func interceptorsRunInListOrderInwardAndInReverseOutward() async throws {
         try await withTestServer { server in
             let trace = Locked<[String]>([])
@@ -176,6 +215,41 @@ private struct WaitingInterceptor: Interceptor {
             throw error
         }
         left.fire("woke")
+        return try await next.proceed(request)
+    }
+}
+
+/// Answers early with a canned body, then lets the request go on; records whether the chain
+/// took early answers.
+private struct EarlyAnswerInterceptor: Interceptor {
+    let body: String
+    let taken = Locked<[Bool]>([])
+
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        taken.withLock { $0.append(next.takesEarlyAnswer) }
+        await next.answerEarly(
+            ServerResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], data: Data(body.utf8), for: request))
+        return try await next.proceed(request)
+    }
+}
+
+/// Sends a second request for `path` through a fork of the rest of the chain, in a Task of its
+/// own, and reports the `X-After-Fork` header the server echoed (`nil` if it failed).
+private struct ForkingInterceptor: Interceptor {
+    let path: String
+    let result: Once<String?>
+
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let fork = next.fork()
+        var other = request
+        other.relativeUrl = path
+        let result = result
+        Task {
+            let response = try? await fork.proceed(other)
+            let echo = response.flatMap { try? JSONDecoder().decode(Echo.self, from: $0.data) }
+            result.fire(echo?.headers["x-after-fork"])
+        }
         return try await next.proceed(request)
     }
 }
