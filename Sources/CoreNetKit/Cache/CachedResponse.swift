@@ -15,7 +15,7 @@ import FoundationNetworking
 /// One stored response: what a ``CacheAdapter`` saves and loads.
 ///
 /// It keeps the raw response (status, headers, body), not the model, so a model read from the
-/// cache goes through the request's ``BaseServerRequest/handle(serverResponse:completion:)``
+/// cache goes through the request's ``BaseServerRequest/handle(serverResponse:)``
 /// exactly like a fresh one. The headers carry what conditional requests need (`ETag`,
 /// `Last-Modified`) and the `Vary` list.
 public struct CachedResponse: Sendable, Equatable {

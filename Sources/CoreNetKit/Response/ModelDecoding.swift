@@ -52,7 +52,7 @@ enum ModelDecoding {
         guard let decodable = Model.self as? any Decodable.Type else {
             throw BaseServerError.cantMapping(
                 keyPath: keyPath ?? "<root>",
-                reason: "\(Model.self) is not Decodable; override handle(serverResponse:completion:)")
+                reason: "\(Model.self) is not Decodable; override handle(serverResponse:)")
         }
         if data.isEmpty {
             throw BaseServerError.cantMapping(keyPath: keyPath ?? "<root>", reason: "the body is empty")

@@ -6,7 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// What ``BaseServerRequest/handle(serverResponse:completion:)`` produces from a response.
+/// What the mapping of a request produces from a response: the result the pipeline hands to
+/// the contexts, and what ``CallbackServerRequest/handle(serverResponse:completion:)`` reports.
 public enum ResponseResult<Model: Sendable>: Sendable {
     /// The model; `fromCache` says whether it was read from the cache rather than the server.
     case success(Model, fromCache: Bool)
