@@ -271,7 +271,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     static let shared = DeadlineScheduler()
 
     private struct Entry {
-        let due: UInt64
+        let due: ContinuousClock.Instant
         let id: UInt64
     }
     private struct State {
@@ -279,9 +279,12 @@ final class DeadlineScheduler: @unchecked Sendable {
         var heap: [Entry] = []
         var targets: [UInt64: any DeadlineTarget] = [:]
         var nextId: UInt64 = 0
-        var armedAt: UInt64 = .max
+        var armedAt: ContinuousClock.Instant?
     }
     private let state = Locked(State())
+    /// The clock of every request scheduled here: deadlines are kept and compared on it; Dispatch
+    /// is only told how long to wait.
+    private let clock = SystemClock()
     private let timer: any DispatchSourceTimer
 
     /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
@@ -296,17 +299,14 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// Schedules `target` `delay` from now (at most a day ahead: a target woken early looks at
     /// its clock and schedules again); returns the entry's id for ``cancel(_:)``.
     func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
-        let delay = min(max(delay, .zero), .seconds(86_400))
-        let (seconds, attoseconds) = delay.components
-        let due =
-            DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
-            + UInt64(attoseconds / 1_000_000_000)
+        let now = clock.now
+        let due = now + min(max(delay, .zero), .seconds(86_400))
         return state.withLock { state in
             state.nextId += 1
             let id = state.nextId
             state.targets[id] = target
             Self.push(Entry(due: due, id: id), into: &state.heap)
-            if due < state.armedAt { arm(&state, at: due) }
+            if state.armedAt.map({ due < $0 }) ?? true { arm(&state, at: due, now: now) }
             return id
         }
     }
@@ -324,23 +324,26 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     private func fireDue() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now
         let due: [any DeadlineTarget] = state.withLock { state in
             var due: [any DeadlineTarget] = []
             while let first = state.heap.first, first.due <= now {
                 Self.popFirst(from: &state.heap)
                 if let target = state.targets.removeValue(forKey: first.id) { due.append(target) }
             }
-            state.armedAt = .max
-            if let next = state.heap.first { arm(&state, at: next.due) }
+            state.armedAt = nil
+            if let next = state.heap.first { arm(&state, at: next.due, now: now) }
             return due
         }
         for target in due { target.deadlineReached() }
     }
 
-    private func arm(_ state: inout State, at due: UInt64) {
+    private func arm(_ state: inout State, at due: ContinuousClock.Instant, now: ContinuousClock.Instant) {
         state.armedAt = due
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
+        let (seconds, attoseconds) = max(now.duration(to: due), .zero).components
+        let nanoseconds = Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        // A relative wait: a wake that comes early finds nothing due and re-arms on the clock.
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
     }
 
     private static func push(_ entry: Entry, into heap: inout [Entry]) {
