@@ -18,14 +18,13 @@ public struct AccessTokenInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        guard let manager = next.exchange.configuration.accessManager, request.requiresAuthorization else {
+        guard let manager = next.configuration.accessManager, request.requiresAuthorization else {
             return try await next.proceed(request)
         }
-        let monitoring = next.exchange.monitoring
         return try await manager.roundTrip(
             request,
             onRefresh: { event in
-                monitoring?.emit { monitor, request in monitor.request(request, tokenRefresh: event) }
+                next.emit { monitor, request in monitor.request(request, tokenRefresh: event) }
             },
             send: { try await next.proceed($0) })
     }

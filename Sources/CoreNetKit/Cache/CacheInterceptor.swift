@@ -197,6 +197,6 @@ extension BaseServerError {
 extension InterceptorChain {
     /// Tells the monitors what the cache stage did.
     func report(_ event: CacheEvent) {
-        exchange.monitoring?.emit { monitor, request in monitor.request(request, didUseCache: event) }
+        emit { monitor, request in monitor.request(request, didUseCache: event) }
     }
 }

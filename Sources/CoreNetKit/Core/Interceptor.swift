@@ -29,11 +29,13 @@ import Foundation
 /// NetworkConfiguration.default.interceptors.append(SigningInterceptor(key: secret))
 /// ```
 ///
-/// The standard list (NetworkConfiguration/standardInterceptors) is, from the outside in:
-/// ResponseValidationInterceptor, RetryInterceptor, PreparatorInterceptor,
-/// CacheInterceptor, AccessTokenInterceptor; then the transport. An interceptor appended
+/// The standard list (``NetworkConfiguration/standardInterceptors``) is, from the outside in:
+/// ``ResponseValidationInterceptor``, ``RetryInterceptor``, ``PreparatorInterceptor``,
+/// ``CacheInterceptor``, ``AccessTokenInterceptor``; then the transport. An interceptor appended
 /// to the list runs last, right before the transport, once per attempt, with the access token
-/// already in the request.
+/// already in the request; `interceptors.insert(_:before:)` places one relative to a standard
+/// stage (`before: CacheInterceptor.self`). The standard stages read their settings from the
+/// configuration, and the list always holds each of them once.
 public protocol Interceptor: Sendable {
     /// Handles `request`: usually changes it, calls `next.proceed(_:)` and looks at or changes
     /// the response.
@@ -49,16 +51,40 @@ public protocol Interceptor: Sendable {
     func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse
 }
 
-/// The rest of the chain after one Interceptor: calling proceed(_:) runs the next stage,
+/// The rest of the chain after one ``Interceptor``: calling ``proceed(_:)`` runs the next stage,
 /// and after the last one the transport.
+///
+/// It is the whole of what a stage may use, the same for the standard stages and yours: the
+/// request's id and configuration, its clock, whether it was cancelled, the monitors' event sink,
+/// the early-answer channel and a fork of the rest of the chain. The attempt a request is on is in
+/// the request itself (``ServerRequest/attempt``).
 public struct InterceptorChain: Sendable {
-    let exchange: Exchange
-    let index: Int
+    private let exchange: Exchange
+    private let index: Int
+
+    init(exchange: Exchange, index: Int) {
+        self.exchange = exchange
+        self.index = index
+    }
 
     /// The id of the request in the TaskPool.
     public var requestId: String { exchange.requestId }
     /// The configuration the request runs with.
     public var configuration: NetworkConfiguration { exchange.configuration }
+    /// The configuration's clock: where a stage reads the time and waits (a back-off, a lease),
+    /// so that tests can drive it with a ``ManualClock``.
+    public var clock: any NetworkClock { exchange.configuration.clock }
+
+    /// Whether the request was cancelled (by its context, its TaskPool or its deadline). A stage
+    /// that waits should wait cancellably; ``proceed(_:)`` throws `cancelled` by itself.
+    public var isCancelled: Bool { Task.isCancelled }
+
+    /// Throws ``BaseServerError/Code-swift.struct/cancelled`` when the request was cancelled.
+    ///
+    /// - Throws: ``BaseServerError`` with code `cancelled`.
+    public func checkCancellation() throws {
+        if Task.isCancelled { throw BaseServerError.cancelled }
+    }
 
     /// Runs the rest of the chain for `request` and returns its response.
     ///
@@ -72,6 +98,27 @@ public struct InterceptorChain: Sendable {
         let start = clock.now
         defer { monitoring.addTime(clock.elapsed(since: start), atStage: index) }
         return try await run(request)
+    }
+
+    /// Whether the configuration has monitors (``NetworkConfiguration/monitors``): build the
+    /// value of an event only when it is `true`.
+    public var isMonitored: Bool { exchange.monitoring != nil }
+
+    /// Hands an event to every monitor of the configuration: `event` runs once per monitor, on
+    /// that monitor's ``NetworkEventMonitor/queue``, later (this call never waits), with the request
+    /// as monitors see it (its URL redacted). Does nothing without monitors.
+    ///
+    /// ```swift
+    /// next.emit { monitor, request in monitor.request(request, didUseCache: .hit) }
+    /// ```
+    public func emit(_ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void) {
+        exchange.monitoring?.emit(event)
+    }
+
+    /// Tells the monitors that the request now looks like `request` (a stage changed its URL or
+    /// query): the events after this one report its URL, redacted.
+    public func updateMonitoredRequest(_ request: ServerRequest) {
+        exchange.monitoring?.prepared(request, encoder: exchange.configuration.encoder)
     }
 
     /// Whether a context waits for an answer before the final one: a request started with

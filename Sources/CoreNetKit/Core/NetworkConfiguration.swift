@@ -79,11 +79,19 @@ public struct NetworkConfiguration: Sendable {
     /// When and how often failed requests are sent again; `nil` (the default) never retries.
     /// A request can bring its own (``ServerRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy?
-    /// The stages every request goes through, from the outside in, before the transport;
-    /// ``standardInterceptors`` by default. Append your own ``Interceptor`` to run it right
-    /// before the transport (after the token is added, once per attempt), or insert it where it
-    /// belongs; removing a standard stage turns its feature off for this configuration.
-    public var interceptors: [any Interceptor]
+    /// The stages every request goes through, from the outside in, before the transport:
+    /// ``standardInterceptors`` and yours.
+    ///
+    /// Append your own ``Interceptor`` to run it right before the transport (after the token is
+    /// added, once per attempt), or place it relative to a standard stage with
+    /// `interceptors.insert(_:before:)` (`before: CacheInterceptor.self`). The settings are the
+    /// one source of truth for what the standard stages do (``retryPolicy``, ``cacheAdapter``,
+    /// ``accessManager``, ``preparators``, ``validators``): the list always holds each standard
+    /// stage exactly once — one removed is put back in its place, a second copy is dropped — so
+    /// a feature is turned off by its setting, never by its stage's absence.
+    public var interceptors: [any Interceptor] {
+        didSet { interceptors = Self.withStandardStages(interceptors) }
+    }
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
     public var clock: any NetworkClock
@@ -148,7 +156,7 @@ public struct NetworkConfiguration: Sendable {
         self.accessManager = accessManager
         self.monitors = monitors
         self.retryPolicy = retryPolicy
-        self.interceptors = interceptors
+        self.interceptors = Self.withStandardStages(interceptors)
         self.clock = clock
         self.heuristicFreshness = heuristicFreshness
         self.cookieStorage = cookieStorage

@@ -18,13 +18,13 @@ public struct PreparatorInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let preparators = next.exchange.configuration.preparators
+        let preparators = next.configuration.preparators
         guard !preparators.isEmpty else { return try await next.proceed(request) }
         var prepared = request
         for preparator in preparators {
             prepared = try await preparator.prepare(prepared)
         }
-        next.exchange.monitoring?.prepared(prepared, encoder: next.exchange.configuration.encoder)
+        next.updateMonitoredRequest(prepared)
         return try await next.proceed(prepared)
     }
 }

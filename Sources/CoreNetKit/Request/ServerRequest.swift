@@ -62,10 +62,11 @@ public struct ServerRequest: Sendable {
     /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
     /// retrying off for this request.
     public var retryPolicy: RetryPolicy?
-    /// Which attempt this is, from 1; the retry stage counts it up.
-    public internal(set) var attempt = 1
-    /// How many attempts there can be at most; 1 unless the retry stage runs.
-    public internal(set) var attemptCount = 1
+    /// Which attempt this is, from 1; the retry stage counts it up, and so may a stage of yours
+    /// that sends the request again.
+    public var attempt = 1
+    /// How many attempts there can be at most; 1 unless a retrying stage says otherwise.
+    public var attemptCount = 1
     /// A body sent as is, with the `Content-Type` of ``headers``; set only by adapters inside
     /// the library (the OpenAPI client transport). It replaces what ``parameters`` would encode.
     var rawBody: Data?

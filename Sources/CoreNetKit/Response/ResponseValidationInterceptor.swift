@@ -20,8 +20,8 @@ public struct ResponseValidationInterceptor: Interceptor {
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let response = try await next.proceed(request)
         // Only the two lists: copying the whole configuration per request is measurable.
-        let configuration = next.exchange.configuration
-        try Self.validate(response, validators: configuration.validators, errorMappers: configuration.errorMappers)
+        try Self.validate(
+            response, validators: next.configuration.validators, errorMappers: next.configuration.errorMappers)
         return response
     }
 

@@ -26,10 +26,9 @@ public struct RetryInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        guard let policy = request.retryPolicy ?? next.exchange.configuration.retryPolicy, policy.maximumAttempts > 1,
+        guard let policy = request.retryPolicy ?? next.configuration.retryPolicy, policy.maximumAttempts > 1,
             policy.mayRetry(request)
         else { return try await next.proceed(request) }
-        let configuration = next.exchange.configuration
         var attempt = request
         attempt.attemptCount = policy.maximumAttempts
         var number = 1
@@ -47,7 +46,7 @@ public struct RetryInterceptor: Interceptor {
                     return response
                 }
                 guard policy.budget?.recordFailure() ?? true, number < policy.maximumAttempts else { return response }
-                let asked = policy.retryAfter(response.headers["Retry-After"], now: configuration.clock.currentDate)
+                let asked = policy.retryAfter(response.headers["Retry-After"], now: next.clock.currentDate)
                 delay = asked ?? policy.backoff(after: number)
                 reason = "status \(response.statusCode)"
             } catch let error as BaseServerError
@@ -57,17 +56,17 @@ public struct RetryInterceptor: Interceptor {
                 delay = policy.backoff(after: number)
                 reason = error.code.description
             }
-            if let monitoring = next.exchange.monitoring {
+            if next.isMonitored {
                 let retry = MonitoredRetry(
                     attempt: number + 1, maximumAttempts: policy.maximumAttempts, delay: delay, reason: reason)
-                monitoring.emit { monitor, request in monitor.request(request, willRetry: retry) }
+                next.emit { monitor, request in monitor.request(request, willRetry: retry) }
             }
-            configuration.logger?.log(
+            next.configuration.logger?.log(
                 NetworkLogEntry.retry(
                     id: next.requestId, method: request.method.rawValue, attempt: number + 1,
                     of: policy.maximumAttempts, delay: delay, reason: reason))
             do {
-                try await configuration.clock.pause(for: delay)
+                try await next.clock.pause(for: delay)
             } catch {
                 throw BaseServerError.cancelled
             }

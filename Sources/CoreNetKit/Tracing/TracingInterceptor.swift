@@ -85,7 +85,7 @@ public struct TracingInterceptor: Interceptor {
         let span = tracer.startSpan(
             request.method.rawValue, context: ServiceContext.current ?? .topLevel, ofKind: .client)
         span.attributes["http.request.method"] = request.method.rawValue
-        Self.describe(request, on: span, encoder: next.exchange.configuration.encoder)
+        Self.describe(request, on: span, encoder: next.configuration.encoder)
         let trace = RequestTrace(span: span, tracer: tracer)
         var request = request
         trace.inject(into: &request.headers)
@@ -121,7 +121,7 @@ public struct TracingInterceptor: Interceptor {
         if replay { attributes["corenetkit.replay"] = true }
         trace.span.addEvent(SpanEvent(name: "http.attempt", attributes: attributes))
         // The request as it is sent: its URL now has the preparators' query items.
-        Self.describe(request, on: trace.span, encoder: next.exchange.configuration.encoder)
+        Self.describe(request, on: trace.span, encoder: next.configuration.encoder)
         trace.inject(into: &request.headers)
         do {
             let response = try await next.proceed(request)
