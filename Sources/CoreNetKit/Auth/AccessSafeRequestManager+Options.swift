@@ -56,17 +56,14 @@ extension AccessSafeRequestManager {
         /// its ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``);
         /// ``SystemClock`` by default. Tests inject a ``ManualClock`` here.
         public var clock: any NetworkClock
-        /// A second source of the current time, read instead of ``clock``'s date when set.
+        /// The current time: ``clock``'s date. Setting it replaces ``clock`` with one that keeps
+        /// the old clock's waits and reads its date from the closure, so the manager still has one
+        /// clock; setting ``clock`` afterwards replaces both.
         @available(*, deprecated, message: "set clock: the manager reads the time from it")
         public var now: @Sendable () -> Date {
-            get { dateOverride ?? { [clock] in clock.currentDate } }
-            set { dateOverride = newValue }
+            get { { [clock] in clock.currentDate } }
+            set { clock = DatedClock.wrapping(clock, date: newValue) }
         }
-        /// What the deprecated ``now`` was set to, if anything.
-        private var dateOverride: (@Sendable () -> Date)?
-
-        /// The current time as the manager reads it.
-        var currentDate: Date { dateOverride?() ?? clock.currentDate }
 
         /// Creates options; every argument has the default described on its property.
         public init(
@@ -116,8 +113,7 @@ extension AccessSafeRequestManager {
                 trigger: trigger, header: header, scheme: scheme, maxRefreshes: maxRefreshes,
                 refreshWindow: refreshWindow, refreshTimeout: refreshTimeout,
                 refreshBeforeExpiry: refreshBeforeExpiry, isSessionExpired: isSessionExpired,
-                callbackQueue: callbackQueue, clock: clock)
-            self.dateOverride = now
+                callbackQueue: callbackQueue, clock: DatedClock.wrapping(clock, date: now))
         }
 
         /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather
@@ -133,5 +129,28 @@ extension AccessSafeRequestManager {
 
         /// ``refreshTimeout`` between zero and a day, safe to sleep for.
         var clampedTimeout: Duration { min(max(refreshTimeout, .zero), .seconds(86_400)) }
+    }
+}
+
+/// A clock that waits as `base` does and reads its date from a closure: what the deprecated
+/// ``AccessSafeRequestManager/Options/now`` makes of the manager's clock.
+struct DatedClock<Base: NetworkClock>: NetworkClock {
+    let base: Base
+    let date: @Sendable () -> Date
+
+    var now: Base.Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+    var currentDate: Date { date() }
+
+    func sleep(until deadline: Base.Instant, tolerance: Duration?) async throws {
+        try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+}
+
+extension DatedClock where Base == SystemClock {
+    /// `clock` (whatever its type) with its date read from `date`.
+    static func wrapping(_ clock: any NetworkClock, date: @escaping @Sendable () -> Date) -> any NetworkClock {
+        func wrap<C: NetworkClock>(_ clock: C) -> any NetworkClock { DatedClock<C>(base: clock, date: date) }
+        return wrap(clock)
     }
 }

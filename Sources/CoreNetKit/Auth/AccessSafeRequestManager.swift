@@ -158,7 +158,7 @@ public final class AccessSafeRequestManager: Sendable {
     ) async throws -> ServerResponse {
         if Self.refreshing == ObjectIdentifier(self) { return try await send(request) }  // the refresh request itself
         let options = state.withLock { $0.machine.options }
-        var ticket = try await acquire(.send, now: options.currentDate, response: nil)
+        var ticket = try await acquire(.send, now: options.clock.currentDate, response: nil)
         var replayed = false
         while true {
             let preparator = AccessTokenPreparator(header: options.header, scheme: options.scheme) { [ticket] in
@@ -174,7 +174,7 @@ public final class AccessSafeRequestManager: Sendable {
             }
             onRefresh(.started)
             do {
-                ticket = try await acquire(.rejected(ticket), now: options.currentDate, response: response)
+                ticket = try await acquire(.rejected(ticket), now: options.clock.currentDate, response: response)
             } catch {
                 onRefresh(.finished(succeeded: false))
                 throw error

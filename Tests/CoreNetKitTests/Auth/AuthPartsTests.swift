@@ -227,4 +227,19 @@ import FoundationNetworking
             #expect(await auth.sessionExpiries().isEmpty)
         }
     }
+
+    @available(*, deprecated, message: "exercises the deprecated Options.now")
+    @Test func deprecatedNowBecomesTheDateOfTheOneClockWhoseWaitsStayOnTheOldClock() async throws {
+        let clock = ManualClock()
+        let fixed = Date(timeIntervalSince1970: 42)
+        let options = AccessSafeRequestManager.Options(clock: clock, now: { fixed })
+        let wait = Task { try await options.clock.pause(for: .seconds(5)) }
+
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        try await withTimeout(30, "the wait on the wrapped clock") { try await wait.value }
+
+        #expect(options.clock.currentDate == fixed)
+        #expect(options.now() == fixed)
+    }
 }
