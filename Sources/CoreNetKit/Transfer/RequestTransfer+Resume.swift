@@ -55,24 +55,11 @@ extension RequestTransfer {
     /// asks for the rest of the kept bytes (`Range`, `If-Range`), and listens for the head.
     func prepareDownload(_ request: inout TransportRequest, for serverRequest: ServerRequest) {
         let keeps = serverRequest.keepsPartialDownload || serverRequest.resumeData != nil
-        let adopt: DownloadResumeData? = state.withLock { state in
-            state.keepsPartial = keeps
-            guard !state.adoptedResumeData else { return nil }
-            state.adoptedResumeData = true
-            return serverRequest.resumeData
-        }
+        let adopt = state.withLock { $0.resume.startAttempt(keeping: keeps, resumeData: serverRequest.resumeData) }
         if let adopt, let destination = Self.destination(of: serverRequest) {
             self.adopt(adopt, url: request.url, destination: destination)
         }
-        let resume: (offset: Int64, validator: String)? = state.withLock { state in
-            guard let partial = state.partial, partial.bytesReceived > 0, let validator = partial.ifRangeValidator
-            else {
-                state.requestedOffset = 0
-                return nil
-            }
-            state.requestedOffset = partial.bytesReceived
-            return (partial.bytesReceived, validator)
-        }
+        let resume = state.withLock { $0.resume.rangeToAsk() }
         if let resume {
             request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
@@ -99,53 +86,36 @@ extension RequestTransfer {
         var partial = data
         partial.url = url
         partial.destination = destination
-        state.withLock { $0.partial = partial }
+        state.withLock { $0.resume.partial = partial }
     }
 
     /// Records the current attempt's head; a `206` that continues the kept bytes moves the
     /// progress to where they end.
     func receivedHead(status: Int, headers: HTTPHeaders) {
         let head = ResponseHead(status: status, headers: headers)
-        let resumedAt: (offset: Int64, remaining: Int64)? = state.withLock { state in
-            state.head = head
-            guard status == 206, state.requestedOffset > 0, let range = head.contentRange,
-                range.first == state.requestedOffset
-            else { return nil }
-            state.downloadOffset = range.first
-            return (range.first, range.total.map { $0 - range.first } ?? -1)
-        }
-        if let resumedAt {
-            report(.download, completed: 0, expected: resumedAt.remaining)
+        if let remaining = state.withLock({ $0.resume.received(head) }) {
+            report(.download, completed: 0, expected: remaining)
         }
     }
 
     /// What the response of the current attempt means for the file.
-    func resumeOutcome(of statusCode: Int) throws -> ResumeOutcome {
-        let (requested, head) = state.withLock { ($0.requestedOffset, $0.head) }
-        guard requested > 0 else {
-            return (200..<300).contains(statusCode) ? .whole : .notADownload
-        }
-        switch statusCode {
-        case 416: return .startOver
-        case 206: return head?.contentRange?.first == requested ? .appended : .startOver
-        case 200..<300: return .whole
-        default: return .notADownload
-        }
+    func resumeOutcome(of statusCode: Int) -> ResumeOutcome {
+        state.withLock { $0.resume.outcome(of: statusCode) }
     }
 
     /// Removes the resume headers and the kept bytes: the next attempt asks for the whole file.
     func dropResume(from request: inout TransportRequest) {
         request.setValue(nil, forHTTPHeaderField: "Range")
         request.setValue(nil, forHTTPHeaderField: "If-Range")
-        state.withLock { $0.requestedOffset = 0 }
+        state.withLock { $0.resume.requestedOffset = 0 }
         dropPartial()
     }
 
     /// Removes the kept bytes, if any.
     func dropPartial() {
         let partial: DownloadResumeData? = state.withLock { state in
-            defer { state.partial = nil }
-            return state.partial
+            defer { state.resume.partial = nil }
+            return state.resume.partial
         }
         partial?.removePartialFile()
     }
@@ -154,7 +124,7 @@ extension RequestTransfer {
     /// bodies there) to the kept bytes, and checks the total the server announced.
     func append(_ scratch: URL, inMemoryBody body: Data) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        guard let partial = state.withLock({ $0.partial }) else {
+        guard let partial = state.withLock({ $0.resume.partial }) else {
             throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
         }
         let size: Int64
@@ -166,30 +136,31 @@ extension RequestTransfer {
                 code: .fileAccess, message: "could not append to \(partial.partialFileURL.path)", underlyingError: error
             )
         }
-        let total = state.withLock { $0.head?.contentRange?.total }
+        let total = state.withLock { $0.resume.head?.contentRange?.total }
         if let total, size != total {
             dropPartial()
             throw BaseServerError(
                 code: .connectionLost, statusCode: 206,
                 message: "the resumed download has \(size) bytes; the server announced \(total)")
         }
-        state.withLock { $0.partial?.bytesReceived = size }
+        state.withLock { $0.resume.partial?.bytesReceived = size }
     }
 
     /// Moves the completed kept bytes to `destination`.
     func placePartial(at destination: URL) throws {
-        guard let partial = state.withLock({ $0.partial }) else {
+        guard let partial = state.withLock({ $0.resume.partial }) else {
             throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
         }
         try move(partial.partialFileURL, to: destination)
-        state.withLock { $0.partial = nil }
     }
 
     /// After a failed attempt of a download that keeps its bytes: what arrived in `scratch`
     /// joins the kept bytes (a `206` that continues them) or replaces them (a `2xx` from the
     /// start); anything else is removed.
     func keepAfterFailure(_ scratch: URL, url: URL, destination: URL) {
-        let (keeps, head, requested) = state.withLock { ($0.keepsPartial, $0.head, $0.requestedOffset) }
+        let (keeps, head, requested) = state.withLock {
+            ($0.resume.keepsPartial, $0.resume.head, $0.resume.requestedOffset)
+        }
         guard keeps, let head, (200..<300).contains(head.status), !head.isEncoded,
             let received = Self.size(of: scratch), received > 0
         else {
@@ -197,7 +168,8 @@ extension RequestTransfer {
             return
         }
         if head.status == 206 {
-            guard requested > 0, head.contentRange?.first == requested, state.withLock({ $0.partial }) != nil else {
+            guard requested > 0, head.contentRange?.first == requested, state.withLock({ $0.resume.partial }) != nil
+            else {
                 try? FileManager.default.removeItem(at: scratch)
                 return
             }
@@ -209,22 +181,7 @@ extension RequestTransfer {
             url: url, destination: destination, partialFileURL: scratch, bytesReceived: received,
             expectedLength: head.headers["Content-Length"].flatMap { Int64($0) }, entityTag: head.headers["ETag"],
             lastModified: head.headers["Last-Modified"])
-        state.withLock { $0.partial = partial }
-    }
-
-    /// At the end: kept bytes that can be resumed become ``resumeData`` when the request
-    /// failed; otherwise they are removed.
-    func keepOrRemovePartial(succeeded: Bool) {
-        let partial: DownloadResumeData? = state.withLock { state in
-            defer { state.partial = nil }
-            return state.partial
-        }
-        guard let partial else { return }
-        guard !succeeded, partial.bytesReceived > 0, partial.ifRangeValidator != nil else {
-            partial.removePartialFile()
-            return
-        }
-        state.withLock { $0.resumeData = partial }
+        state.withLock { $0.resume.partial = partial }
     }
 
     // MARK: Files

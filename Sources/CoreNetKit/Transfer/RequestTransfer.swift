@@ -21,35 +21,16 @@ import FoundationNetworking
 /// file of a download that keeps it (``ServerRequest/keepsPartialDownload``), which survives
 /// until the transport has stopped writing and then becomes ``resumeData`` (see
 /// RequestTransfer+Resume.swift).
+///
+/// Its state is one ``StateMachine`` (RequestTransfer+State.swift), AsyncHTTPClient style: an
+/// event (a progress value, a file to place, a cancellation, the end) is decided under the lock
+/// and returns an action, which the transfer carries out after unlocking — files are renamed and
+/// removed, and the sink is called, outside the lock.
 final class RequestTransfer: Sendable {
     typealias Sink = @Sendable (TransferProgress, TransferDirection) -> Void
 
-    struct State {
-        var sink: Sink?
-        var upload = ProgressThrottle<WallInstant>()
-        var download = ProgressThrottle<WallInstant>()
-        var placedDownload: URL?
-        var ended = false
-        /// Set by ``cancel()`` of a download that keeps its partial file: progress stops, the
-        /// files stay until ``finish(succeeded:)``.
-        var cancelled = false
-        /// Whether a failed download keeps its bytes for a resume.
-        var keepsPartial = false
-        /// Whether the request's resume data was looked at (once, at the first attempt).
-        var adoptedResumeData = false
-        /// The bytes kept from earlier attempts (or the resume data), if any.
-        var partial: DownloadResumeData?
-        /// Where the current attempt asked the body to start (its `Range`), 0 for the whole.
-        var requestedOffset: Int64 = 0
-        /// The current attempt's response head, once it arrived.
-        var head: ResponseHead?
-        /// Added to the transport's download progress: the bytes a resumed attempt skipped.
-        var downloadOffset: Int64 = 0
-        /// Made by ``finish(succeeded:)`` from the kept partial file.
-        var resumeData: DownloadResumeData?
-    }
-
-    let state = Locked(State())
+    /// Every decision about the transfer, made under this lock (RequestTransfer+State.swift).
+    let state = Locked(StateMachine())
     /// Where progress throttling reads the time.
     private let clock: any NetworkClock
 
@@ -61,7 +42,7 @@ final class RequestTransfer: Sendable {
 
     /// Sends progress to `sink` from now on.
     func connect(_ sink: @escaping Sink) {
-        state.withLock { $0.sink = sink }
+        state.withLock { $0.connect(sink) }
     }
 
     /// Runs `encode` — off the cooperative thread pool for a multipart body, whose files it may
@@ -84,7 +65,7 @@ final class RequestTransfer: Sendable {
         }
         // Without a sink (performAsync: no context to report to) nobody can see progress, so
         // the transport is spared a lock and a clock read per chunk.
-        if state.withLock({ $0.sink != nil }) { observeProgress(of: &transportRequest) }
+        if reportsProgress { observeProgress(of: &transportRequest) }
         return transportRequest
     }
 
@@ -96,7 +77,7 @@ final class RequestTransfer: Sendable {
     }
 
     /// Whether download progress has anyone to go to.
-    var reportsProgress: Bool { state.withLock { $0.sink != nil } }
+    var reportsProgress: Bool { state.withLock { $0.reportsProgress } }
 
     /// Where `request`'s body goes when it is a download.
     static func destination(of request: ServerRequest) -> URL? {
@@ -105,18 +86,8 @@ final class RequestTransfer: Sendable {
 
     func report(_ direction: TransferDirection, completed: Int64, expected: Int64) {
         let now = WallInstant(clock.currentDate)
-        let (progress, sink): (TransferProgress?, Sink?) = state.withLock { state in
-            guard !state.ended, !state.cancelled, state.sink != nil else { return (nil, nil) }
-            switch direction {
-            case .upload: return (state.upload.offer(completed: completed, expected: expected, now: now), state.sink)
-            case .download:
-                // A resumed attempt counts from the bytes it skipped.
-                let offset = state.downloadOffset
-                let total = expected >= 0 ? expected + offset : expected
-                return (state.download.offer(completed: completed + offset, expected: total, now: now), state.sink)
-            }
-        }
-        if let progress, let sink { sink(progress, direction) }
+        let action = state.withLock { $0.progress(direction, completed: completed, expected: expected, now: now) }
+        if case .deliver(let progress, let sink) = action { sink(progress, direction) }
     }
 
     /// Sends `request` through `transport` and reads its body with `reader`. A download goes to
@@ -150,9 +121,9 @@ final class RequestTransfer: Sendable {
                 in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
                 ownerOnly: false)
             let keeps: Bool = state.withLock { state in
-                state.head = nil
-                state.downloadOffset = 0
-                return state.keepsPartial
+                state.resume.head = nil
+                state.resume.downloadOffset = 0
+                return state.resume.keepsPartial
             }
             // A kept scratch file must outlive a cancellation (which removes the tracked
             // files). This method removes it itself.
@@ -163,7 +134,7 @@ final class RequestTransfer: Sendable {
                 reader.activity?.touch()
                 receivedHead(status: response.statusCode, headers: response.headers)
                 if (200..<300).contains(response.statusCode) {
-                    let offset = state.withLock { $0.downloadOffset }
+                    let offset = state.withLock { $0.resume.downloadOffset }
                     received = try await reader.write(response, to: scratch, offset: offset)
                 } else {
                     received = try await reader.collect(response)
@@ -172,7 +143,7 @@ final class RequestTransfer: Sendable {
                 keepAfterFailure(scratch, url: request.url, destination: destination)
                 throw error
             }
-            switch try resumeOutcome(of: received.statusCode) {
+            switch resumeOutcome(of: received.statusCode) {
             case .notADownload:
                 try? FileManager.default.removeItem(at: scratch)
                 return received
@@ -203,17 +174,23 @@ final class RequestTransfer: Sendable {
             code: .transport, statusCode: 416, message: "the server could not serve the download from its start")
     }
 
-    /// Renames `file` to `destination` unless the transfer ended or was cancelled meanwhile.
+    /// Renames `file` to `destination` unless the transfer ended or was cancelled before or
+    /// meanwhile (then it throws `CancellationError` and leaves nothing at `destination`).
     func move(_ file: URL, to destination: URL) throws {
-        let placed: Bool = state.withLock { state in
-            guard !state.ended, !state.cancelled else { return false }
-            guard rename(file.path, destination.path) == 0 else { return false }
-            state.placedDownload = destination
-            return true
-        }
-        guard placed else {
-            if state.withLock({ $0.ended || $0.cancelled }) { throw CancellationError() }
-            throw BaseServerError(code: .fileAccess, message: "could not move the download to \(destination.path)")
+        guard state.withLock({ $0.place(file, at: destination) }) == .rename else { throw CancellationError() }
+        let renamed = rename(file.path, destination.path) == 0
+        switch state.withLock({ $0.placed(renamed: renamed) }) {
+        case .done:
+            guard renamed else {
+                throw BaseServerError(code: .fileAccess, message: "could not move the download to \(destination.path)")
+            }
+        case .interrupted(let undo, let removePartial):
+            if let undo {
+                let movedBack = undo.moveBackTo.map { rename(undo.destination.path, $0.path) == 0 } ?? false
+                if !movedBack { try? FileManager.default.removeItem(at: undo.destination) }
+            }
+            removePartial?.removePartialFile()
+            throw CancellationError()
         }
     }
 
@@ -221,19 +198,11 @@ final class RequestTransfer: Sendable {
     /// unless the request succeeded. On success, each direction's closing `1.0` goes to the sink
     /// first.
     func finish(succeeded: Bool) {
-        let (finals, sink, placed): ([(TransferProgress, TransferDirection)], Sink?, URL?) = state.withLock { state in
-            guard !state.ended else { return ([], nil, nil) }
-            state.ended = true
-            guard succeeded, !state.cancelled else { return ([], nil, state.placedDownload) }
-            var finals: [(TransferProgress, TransferDirection)] = []
-            if let upload = state.upload.finish() { finals.append((upload, .upload)) }
-            if let download = state.download.finish() { finals.append((download, .download)) }
-            return (finals, state.sink, nil)
-        }
-        temporaryFiles.close()
-        if let placed { try? FileManager.default.removeItem(at: placed) }
-        keepOrRemovePartial(succeeded: succeeded)
-        if let sink { for (progress, direction) in finals { sink(progress, direction) } }
+        let action = state.withLock { $0.finish(succeeded: succeeded) }
+        if action.closeFiles { temporaryFiles.close() }
+        if let placed = action.removePlaced { try? FileManager.default.removeItem(at: placed) }
+        action.removePartial?.removePartialFile()
+        if let sink = action.sink { for (progress, direction) in action.finals { sink(progress, direction) } }
     }
 
     /// Ends the transfer because the request was cancelled: called from the cancelling thread,
@@ -241,16 +210,11 @@ final class RequestTransfer: Sendable {
     /// that keeps its partial file only stops its progress here: the transport may still be
     /// writing, so the file becomes resume data in ``finish(succeeded:)``, after it stopped.
     func cancel() {
-        let keeps: Bool = state.withLock { state in
-            guard state.keepsPartial else { return false }
-            state.cancelled = true
-            return true
+        switch state.withLock({ $0.cancel() }) {
+        case .finish: finish(succeeded: false)
+        case .keepFiles: temporaryFiles.close()
+        case .none: break
         }
-        guard keeps else {
-            finish(succeeded: false)
-            return
-        }
-        temporaryFiles.close()
     }
 
     /// The resume data made when the transfer ended without success; `nil` otherwise.
