@@ -46,8 +46,8 @@ enum Deadline {
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
-    private static func race<C: NetworkClock, T: Sendable>(
-        _ clock: C, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
+    private static func race<T: Sendable>(
+        _ clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
     ) async throws -> T {
         // The exchange runs as a Task of its own (with the caller's task-local values and
@@ -100,10 +100,14 @@ enum Deadline {
 /// counted from the last piece of the response (``touch()``). It wakes by a callback the clock
 /// schedules (``DeadlineScheduling``), looks at the time, and either sleeps again or expires:
 /// then it records the `timeout`, cancels the exchange's Task and calls `expire` once.
-final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
+///
+/// Not generic over the clock: it keeps its times as durations since it was made
+/// (``ExchangeTime``), so a request does not look up the metadata of a clock-generic timer and
+/// its state at run time on every access.
+final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
     private struct State {
-        var last: C.Instant
-        var deadline: C.Instant?
+        var last: Duration = .zero
+        var deadline: Duration?
         var waitingForReader = false
         var started = false
         var stopped = false
@@ -111,18 +115,20 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
         var exchange: Task<Void, Never>?
         var wake: DeadlineWake?
     }
-    private let clock: C
+    private let time: ExchangeTime
     private let total: TimeInterval?
     private let idle: TimeInterval?
     private let expire: @Sendable (BaseServerError) -> Void
-    private let state: Locked<State>
+    private let state = Locked(State())
 
-    init(clock: C, total: TimeInterval?, idle: TimeInterval?, expire: @escaping @Sendable (BaseServerError) -> Void) {
-        self.clock = clock
+    init(
+        clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?,
+        expire: @escaping @Sendable (BaseServerError) -> Void
+    ) {
+        self.time = ExchangeTime(clock)
         self.total = total
         self.idle = idle
         self.expire = expire
-        self.state = Locked(State(last: clock.now))
     }
 
     /// The `timeout` the exchange ended in, once the timer expired.
@@ -139,12 +145,12 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
 
     /// Starts the deadline now (once): the request is being sent.
     func start() {
-        let now = clock.now
+        let now = time.now
         state.withLock { state in
             guard !state.started, !state.stopped else { return }
             state.started = true
             state.last = now
-            state.deadline = total.map { now.advanced(by: .seconds($0)) }
+            state.deadline = total.map { now + .seconds($0) }
             arm(&state, now: now)
         }
     }
@@ -162,7 +168,7 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
 
     func touch() {
         guard idle != nil else { return }
-        let now = clock.now
+        let now = time.now
         state.withLock { $0.last = now }
     }
 
@@ -171,7 +177,7 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
     }
 
     func readerCaughtUp() {
-        let now = clock.now
+        let now = time.now
         state.withLock { state in
             state.waitingForReader = false
             state.last = now
@@ -180,25 +186,25 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
 
     /// Schedules the next wake: the deadline or the end of the idle time, whichever comes first.
     /// While the pipeline waits for a slow reader, it looks again an idle timeout later.
-    private func arm(_ state: inout State, now: C.Instant) {
+    private func arm(_ state: inout State, now: Duration) {
         var wake = state.deadline
         if let idle {
-            let idleEnd = (state.waitingForReader ? now : state.last).advanced(by: .seconds(idle))
+            let idleEnd = (state.waitingForReader ? now : state.last) + .seconds(idle)
             wake = wake.map { min($0, idleEnd) } ?? idleEnd
         }
         guard let wake else { return }
-        state.wake = DeadlineWake.schedule(on: clock, at: wake, self)
+        state.wake = DeadlineWake.schedule(on: time.clock, after: wake - now, self)
     }
 
     func deadlineReached() {
-        let now = clock.now
+        let now = time.now
         let expired: (BaseServerError, Task<Void, Never>?)? = state.withLock { state in
             guard !state.stopped, state.expired == nil else { return nil }
             var timeout: BaseServerError?
             if let deadline = state.deadline, now >= deadline {
                 timeout = Deadline.timedOut(
                     "no complete response within the request's timeout of \(Deadline.seconds(total)) s")
-            } else if let idle, !state.waitingForReader, now >= state.last.advanced(by: .seconds(idle)) {
+            } else if let idle, !state.waitingForReader, now >= state.last + .seconds(idle) {
                 timeout = Deadline.timedOut("nothing arrived for the idle timeout of \(Deadline.seconds(idle)) s")
             }
             guard let timeout else {
@@ -215,6 +221,26 @@ final class ExchangeTimer<C: NetworkClock>: ExchangeActivity, DeadlineTarget {
     }
 }
 
+/// A clock's time as the duration since a fixed start: read without a cast on the system clock.
+struct ExchangeTime: Sendable {
+    let clock: any NetworkClock
+    private let system: ContinuousClock.Instant?
+    private let start: any InstantProtocol<Duration>
+
+    init(_ clock: any NetworkClock) {
+        self.clock = clock
+        let now = clock.now
+        self.start = now
+        self.system = clock is SystemClock ? now as? ContinuousClock.Instant : nil
+    }
+
+    /// The time since the start, on the clock.
+    var now: Duration {
+        if let system { return system.duration(to: .now) }
+        return clock.elapsed(since: start)
+    }
+}
+
 /// A scheduled wake of an ``ExchangeTimer``: on the system clock an entry of the shared
 /// ``DeadlineScheduler``, on a ``ManualClock`` one of its request-deadline sleepers (counted by
 /// its ``ManualClock/requestDeadlineCount``), on any other clock a Task sleeping on it.
@@ -223,23 +249,23 @@ enum DeadlineWake: Sendable {
     case manual(ManualClock, Int)
     case task(Task<Void, Never>)
 
-    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `clock`
-    /// reaches `instant`.
-    static func schedule<C: NetworkClock>(on clock: C, at instant: C.Instant, _ target: any DeadlineTarget)
+    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `wait`
+    /// has passed on `clock` (at once when it is not positive).
+    static func schedule(on clock: any NetworkClock, after wait: Duration, _ target: any DeadlineTarget)
         -> DeadlineWake
     {
         if clock is SystemClock {
-            // The shared timer keeps the system clock's time (Dispatch's uptime); the wait is
-            // measured on the clock itself.
-            return .system(DeadlineScheduler.shared.schedule(after: clock.now.duration(to: instant), target))
+            // The shared timer keeps the system clock's time (Dispatch's uptime).
+            return .system(DeadlineScheduler.shared.schedule(after: wait, target))
         }
-        if let manual = clock as? ManualClock, let instant = instant as? ManualClock.Instant {
+        if let manual = clock as? ManualClock {
+            let instant = manual.now.advanced(by: wait)
             return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
         }
         return .task(
             Task {
                 do {
-                    try await clock.sleep(until: instant, tolerance: nil)
+                    try await clock.pause(for: wait)
                 } catch {
                     return
                 }
