@@ -11,6 +11,9 @@ import Foundation
 /// Something that arrived of a response (its head, a chunk of its body): what the idle timeout
 /// watches.
 protocol ExchangeActivity: Sendable {
+    /// The request left the transport's queue and is being sent: with `startsWhenSent`, the
+    /// deadline starts now (``TransportRequest``'s `beingSent` calls it).
+    func requestIsBeingSent()
     /// A piece of the response arrived now.
     func touch()
     /// The pipeline waits for the reader of a streamed body, not for the server: until
@@ -25,17 +28,12 @@ protocol ExchangeActivity: Sendable {
 /// pieces of the response. When either passes, the work is cancelled (the transport closes the
 /// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``.
 enum Deadline {
-    /// Set while a transport that queues requests before sending them (``URLSessionTransport``'s
-    /// connections per host) runs: it calls this when the request leaves the queue, and the
-    /// deadline starts then, so waiting for a free connection never times a request out.
-    @TaskLocal static var startsWhenSent: (@Sendable () -> Void)?
-
-    /// Tells the deadline of the exchange in progress that its request has left the transport's
-    /// queue and is being sent.
-    static func requestIsBeingSent() {
-        startsWhenSent?()
-    }
-
+    /// Runs `work` within the deadline. With `startsWhenSent` (a transport that queues requests
+    /// before sending them), the deadline starts when the work's activity hears
+    /// ``ExchangeActivity/requestIsBeingSent()``, so waiting for a free connection never times a
+    /// request out; else it starts now. No task-local value carries that signal: binding one in
+    /// the exchange's Task crashed release builds in `swift_task_localValuePush` once this code
+    /// was specialised (Swift 6.3.1, Linux).
     static func run<T: Sendable>(
         timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
@@ -63,12 +61,7 @@ enum Deadline {
         }
         let exchange = Task {
             do {
-                let value: T
-                if startsWhenSent {
-                    value = try await $startsWhenSent.withValue({ timer.start() }) { try await work(timer) }
-                } else {
-                    value = try await work(timer)
-                }
+                let value = try await work(timer)
                 timer.stop()
                 outcome.resume(.success(value))
             } catch {
@@ -153,6 +146,10 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             state.deadline = total.map { now + .seconds($0) }
             arm(&state, now: now)
         }
+    }
+
+    func requestIsBeingSent() {
+        start()
     }
 
     /// The exchange ended: the timer never fires after this.

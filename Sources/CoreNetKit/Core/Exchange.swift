@@ -138,6 +138,8 @@ final class Exchange: Sendable {
             transfer: transfer?.reportsProgress == true ? transfer : nil, progressWatch: progressWatch,
             activity: activity,
             streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
+        var transportRequest = transportRequest
+        if let activity { transportRequest.beingSent = { activity.requestIsBeingSent() } }
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)

@@ -56,6 +56,10 @@ public struct TransportRequest: Sendable {
     /// read; `.infinity` for none. The pipeline keeps it; a transport may use it as a backstop
     /// of its own (URLSession's idle timeout, AsyncHTTPClient's deadline to the head).
     public var timeout: TimeInterval
+    /// Set by the pipeline for a transport that queues requests before sending them
+    /// (``URLSessionTransport`` with a per-host limit): the transport calls it when the request
+    /// leaves its queue, and the deadline starts then.
+    var beingSent: (@Sendable () -> Void)?
 
     /// Creates a transport request.
     public init(

@@ -198,11 +198,11 @@ public final class URLSessionTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let limiter, let host = HostLimiter.key(for: request.url) else {
-            Deadline.requestIsBeingSent()
+            request.beingSent?()
             return try await exchange(request, release: nil)
         }
         try await limiter.acquire(host)
-        Deadline.requestIsBeingSent()
+        request.beingSent?()
         return try await exchange(request, release: { limiter.release(host) })
     }
 
