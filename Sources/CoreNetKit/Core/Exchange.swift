@@ -85,11 +85,13 @@ final class Exchange: Sendable {
         let start = clock.now
         let sending = transportRequest
         do {
+            let startsWhenSent = (configuration.transport as? URLSessionTransport)?.queuesRequests == true
             let received = try await Deadline.run(
-                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock,
-                startsWhenSent: (configuration.transport as? URLSessionTransport)?.queuesRequests == true
+                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock, startsWhenSent: startsWhenSent
             ) { [self] activity in
-                try await exchange(sending, for: request, activity: activity) { statusCode in
+                // A transport that queues requests tells the deadline when it sends this one.
+                let sentBy = startsWhenSent ? activity : nil
+                return try await exchange(sending, for: request, activity: activity, sentBy: sentBy) { statusCode in
                     guard let monitoring = self.monitoring else { return }
                     let head = MonitoredResponse(
                         statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
@@ -128,9 +130,11 @@ final class Exchange: Sendable {
     }
 
     /// Sends `transportRequest` and reads its body, within the request's deadline;
-    /// `streamStarted` hears the status when a 2xx body starts going to a streaming reader.
+    /// `streamStarted` hears the status when a 2xx body starts going to a streaming reader, and
+    /// `sentBy` (the deadline of a transport that queues requests) when the request is sent.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
+        sentBy: (any ExchangeActivity)?,
         streamStarted: @escaping @Sendable (Int) -> Void
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
@@ -139,7 +143,7 @@ final class Exchange: Sendable {
             activity: activity,
             streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
         var transportRequest = transportRequest
-        if let activity { transportRequest.beingSent = { activity.requestIsBeingSent() } }
+        if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)
