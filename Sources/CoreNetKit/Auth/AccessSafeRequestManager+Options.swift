@@ -54,7 +54,9 @@ extension AccessSafeRequestManager {
         public var callbackQueue: DispatchQueue
         /// The manager's one clock: it waits on it (``refreshTimeout``) and reads the time from
         /// its ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``);
-        /// ``SystemClock`` by default. Tests inject a ``ManualClock`` here.
+        /// ``SystemClock`` by default. Give it the clock of the configurations the manager serves
+        /// (``NetworkConfiguration/clock``), so one clock drives them all; tests inject a
+        /// ``ManualClock`` in both.
         public var clock: any NetworkClock
         /// The current time: ``clock``'s date. Setting it replaces ``clock`` with one that keeps
         /// the old clock's waits and reads its date from the closure, so the manager still has one
