@@ -52,12 +52,12 @@ enum Deadline {
         // priority) and the timer is a callback the clock schedules, not a Task: they race for
         // one outcome. When time is up the exchange is cancelled and the request ends in
         // `timeout` as soon as the exchange has wound down (its partial download kept, its scratch
-        // files removed), or after a grace of two seconds of real time if the transport ignores
-        // the cancellation: no server holds a request much past its deadline, whatever the
+        // files removed), or after a grace of two seconds on the same clock if the transport
+        // ignores the cancellation: no server holds a request much past its deadline, whatever the
         // transport does.
         let outcome = OneShot<T>()
         let timer = ExchangeTimer(clock: clock, total: total, idle: idle) { timeout in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { outcome.resume(.failure(timeout)) }
+            outcome.resume(.failure(timeout))
         }
         let exchange = Task {
             do {
@@ -91,8 +91,9 @@ enum Deadline {
 
 /// The timer of one exchange: its total deadline, counted from ``start()``, and its idle timeout,
 /// counted from the last piece of the response (``touch()``). It wakes by a callback the clock
-/// schedules (``DeadlineScheduling``), looks at the time, and either sleeps again or expires:
-/// then it records the `timeout`, cancels the exchange's Task and calls `expire` once.
+/// schedules (``DeadlineWake``), looks at the time, and either sleeps again or expires: then it
+/// records the `timeout` and cancels the exchange's Task, and if the exchange has not stopped
+/// the timer a ``grace`` later (a transport that ignores cancellation), it calls `giveUp` once.
 ///
 /// Not generic over the clock: it keeps its times as durations since it was made
 /// (``ExchangeTime``), so a request does not look up the metadata of a clock-generic timer and
@@ -111,17 +112,19 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
     private let time: ExchangeTime
     private let total: TimeInterval?
     private let idle: TimeInterval?
-    private let expire: @Sendable (BaseServerError) -> Void
+    private let giveUp: @Sendable (BaseServerError) -> Void
     private let state = Locked(State())
+    /// How long an expired exchange may take to wind down before the request ends without it.
+    static let grace = Duration.seconds(2)
 
     init(
         clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?,
-        expire: @escaping @Sendable (BaseServerError) -> Void
+        giveUp: @escaping @Sendable (BaseServerError) -> Void
     ) {
         self.time = ExchangeTime(clock)
         self.total = total
         self.idle = idle
-        self.expire = expire
+        self.giveUp = giveUp
     }
 
     /// The `timeout` the exchange ended in, once the timer expired.
@@ -195,8 +198,18 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     func deadlineReached() {
         let now = time.now
-        let expired: (BaseServerError, Task<Void, Never>?)? = state.withLock { state in
-            guard !state.stopped, state.expired == nil else { return nil }
+        enum Action {
+            case none
+            case cancel(Task<Void, Never>?)
+            case giveUp(BaseServerError)
+        }
+        let action: Action = state.withLock { state in
+            guard !state.stopped else { return .none }
+            if let expired = state.expired {
+                // The grace passed and the exchange is still running: end without it.
+                state.wake = nil
+                return .giveUp(expired)
+            }
             var timeout: BaseServerError?
             if let deadline = state.deadline, now >= deadline {
                 timeout = Deadline.timedOut(
@@ -206,15 +219,17 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             }
             guard let timeout else {
                 arm(&state, now: now)
-                return nil
+                return .none
             }
             state.expired = timeout
-            state.wake = nil
-            return (timeout, state.exchange)
+            state.wake = DeadlineWake.schedule(on: time.clock, after: Self.grace, self)
+            return .cancel(state.exchange)
         }
-        guard let (timeout, exchange) = expired else { return }
-        exchange?.cancel()
-        expire(timeout)
+        switch action {
+        case .none: break
+        case .cancel(let exchange): exchange?.cancel()
+        case .giveUp(let timeout): giveUp(timeout)
+        }
     }
 }
 

@@ -159,6 +159,40 @@ struct TransportBoundaryTests {
             #expect(response.headers["Link"] == #"</page/2>; rel="next", </page/9>; rel="last""#)
         }
     }
+
+    @Test func transportThatIgnoresCancellationIsLeftAfterTheGraceOnTheConfigurationsClock() async throws {
+        let clock = ManualClock()
+        let release = Once<Void>()
+        let configuration = testConfiguration {
+            $0.clock = clock
+            $0.transport = DeafTransport(release: release)
+        }
+        let request = TestRequest<Data>(configuration: configuration) {
+            ServerRequest(method: .get, baseUrl: URL(string: "http://deaf.invalid")!, timeout: 3)
+        }
+        let context = request.perform()
+        await clock.waitForRequestDeadlines(1)
+        clock.advance(by: .seconds(3))
+        // Expired and cancelled; the transport does not stop, so the grace runs on the same clock.
+        try await withTimeout(30, "the grace on the clock") { await clock.waitForRequestDeadlines(1) }
+
+        clock.advance(by: .seconds(2))
+
+        let result = try await withTimeout(30, "the timeout") { await context.result.mapError { $0 } }
+        release.fire(())
+
+        #expect((result.failure as? BaseServerError)?.code == .timeout)
+    }
+}
+
+/// A transport that ignores cancellation: `send` returns only when `release` fires.
+private struct DeafTransport: Transport {
+    let release: Once<Void>
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        await release.value
+        return TransportResponse(statusCode: 200, body: Data(), url: request.url)
+    }
 }
 
 /// A request whose model is the response itself.
