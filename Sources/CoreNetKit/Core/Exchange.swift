@@ -139,8 +139,7 @@ final class Exchange: Sendable {
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            transfer: transfer?.reportsProgress == true ? transfer : nil, progressWatch: progressWatch,
-            activity: activity,
+            progressWatch: transfer ?? progressWatch, activity: activity,
             streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
         var transportRequest = transportRequest
         if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }

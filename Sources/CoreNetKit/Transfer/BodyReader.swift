@@ -29,11 +29,10 @@ struct BodyReader: Sendable {
     let memoryLimit: Int
     /// The most bytes written to a file; `nil` for no limit.
     let fileLimit: Int64?
-    /// Where download progress goes; `nil` when nobody watches.
-    let transfer: RequestTransfer?
-    /// Asked at each piece for a transfer when there is none yet: a context may start watching
-    /// the progress while the body arrives.
-    var progressWatch: (any ProgressWatch)? = nil
+    /// Asked at each piece where download progress goes: the request's own transfer, or the one
+    /// made once a context watches (a context may start watching while the body arrives); `nil`
+    /// when nobody can watch.
+    let progressWatch: (any ProgressWatch)?
     let activity: (any ExchangeActivity)?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
@@ -110,6 +109,6 @@ struct BodyReader: Sendable {
 
     private func arrived(total: Int64, expected: Int64?) {
         activity?.touch()
-        (transfer ?? progressWatch?.watchedTransfer())?.report(.download, completed: total, expected: expected ?? -1)
+        progressWatch?.watchedTransfer()?.report(.download, completed: total, expected: expected ?? -1)
     }
 }

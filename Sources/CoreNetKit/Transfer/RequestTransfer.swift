@@ -221,9 +221,17 @@ final class RequestTransfer: Sendable {
     var resumeData: DownloadResumeData? { state.withLock { $0.resumeData } }
 }
 
-/// Where a request without a transfer of its own finds the one that reports its progress, once
-/// somebody watches it (a ``RequestBroadcast`` whose contexts got a progress handler).
+/// Where the progress of a request goes: its own transfer, or, for a request without one, the
+/// transfer a ``RequestBroadcast`` makes once one of its contexts watches the progress.
 protocol ProgressWatch: AnyObject, Sendable {
     /// The transfer progress goes through; `nil` while nobody watches.
     func watchedTransfer() -> RequestTransfer?
+}
+
+extension RequestTransfer: ProgressWatch {
+    /// This transfer, when its progress has anywhere to go (without a sink a chunk costs no
+    /// clock read).
+    func watchedTransfer() -> RequestTransfer? {
+        reportsProgress ? self : nil
+    }
 }
