@@ -157,7 +157,7 @@ public struct CacheInterceptor: Interceptor {
         let conditional = Self.addConditionalHeaders(from: entry, to: &sent.headers)
         Task {
             guard let response = try? await fork.proceed(sent) else { return }
-            let clock = fork.configuration.clock
+            let clock = fork.clock
             if response.statusCode == 304, conditional {
                 let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                     .serverResponse(for: response.transportRequest, fromCache: false)

@@ -66,13 +66,7 @@ extension Array where Element == any Interceptor {
     /// - Returns: whether a stage of type `anchor` was found.
     @discardableResult
     public mutating func insert(_ stage: any Interceptor, before anchor: any Interceptor.Type) -> Bool {
-        self = NetworkConfiguration.withStandardStages(self)
-        guard let index = firstIndex(ofStage: anchor) else {
-            append(stage)
-            return false
-        }
-        insert(stage, at: index)
-        return true
+        insert(stage, next: anchor, offset: 0)
     }
 
     /// Inserts `stage` right after the first stage of type `anchor` (further in, closer to the
@@ -81,12 +75,18 @@ extension Array where Element == any Interceptor {
     /// - Returns: whether a stage of type `anchor` was found.
     @discardableResult
     public mutating func insert(_ stage: any Interceptor, after anchor: any Interceptor.Type) -> Bool {
+        insert(stage, next: anchor, offset: 1)
+    }
+
+    /// Completes the list with the standard stages, then inserts `stage` at `offset` from the
+    /// first stage of type `anchor`, or appends it when there is none.
+    private mutating func insert(_ stage: any Interceptor, next anchor: any Interceptor.Type, offset: Int) -> Bool {
         self = NetworkConfiguration.withStandardStages(self)
         guard let index = firstIndex(ofStage: anchor) else {
             append(stage)
             return false
         }
-        insert(stage, at: index + 1)
+        insert(stage, at: index + offset)
         return true
     }
 
