@@ -64,7 +64,7 @@ extension AccessSafeRequestManager {
         @available(*, deprecated, message: "set clock: the manager reads the time from it")
         public var now: @Sendable () -> Date {
             get { { [clock] in clock.currentDate } }
-            set { clock = DatedClock.wrapping(clock, date: newValue) }
+            set { clock = dated(clock, date: newValue) }
         }
 
         /// Creates options; every argument has the default described on its property.
@@ -115,7 +115,7 @@ extension AccessSafeRequestManager {
                 trigger: trigger, header: header, scheme: scheme, maxRefreshes: maxRefreshes,
                 refreshWindow: refreshWindow, refreshTimeout: refreshTimeout,
                 refreshBeforeExpiry: refreshBeforeExpiry, isSessionExpired: isSessionExpired,
-                callbackQueue: callbackQueue, clock: DatedClock.wrapping(clock, date: now))
+                callbackQueue: callbackQueue, clock: dated(clock, date: now))
         }
 
         /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather
@@ -136,7 +136,7 @@ extension AccessSafeRequestManager {
 
 /// A clock that waits as `base` does and reads its date from a closure: what the deprecated
 /// ``AccessSafeRequestManager/Options/now`` makes of the manager's clock.
-struct DatedClock<Base: NetworkClock>: NetworkClock {
+private struct DatedClock<Base: NetworkClock>: NetworkClock {
     let base: Base
     let date: @Sendable () -> Date
 
@@ -149,10 +149,8 @@ struct DatedClock<Base: NetworkClock>: NetworkClock {
     }
 }
 
-extension DatedClock where Base == SystemClock {
-    /// `clock` (whatever its type) with its date read from `date`.
-    static func wrapping(_ clock: any NetworkClock, date: @escaping @Sendable () -> Date) -> any NetworkClock {
-        func wrap<C: NetworkClock>(_ clock: C) -> any NetworkClock { DatedClock<C>(base: clock, date: date) }
-        return wrap(clock)
-    }
+/// `clock` (whatever its type) with its date read from `date`.
+private func dated(_ clock: any NetworkClock, date: @escaping @Sendable () -> Date) -> any NetworkClock {
+    func wrap<C: NetworkClock>(_ clock: C) -> any NetworkClock { DatedClock(base: clock, date: date) }
+    return wrap(clock)
 }
