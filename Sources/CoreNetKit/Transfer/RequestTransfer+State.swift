@@ -104,15 +104,6 @@ extension RequestTransfer {
             return nil
         }
 
-        /// Whether the transfer was cancelled or ended: its files may no longer change.
-        var isStopped: Bool {
-            switch phase {
-            case .open: false
-            case .placing(_, _, let interrupted): interrupted != nil
-            case .cancelledKeepingPartial, .ended: true
-            }
-        }
-
         mutating func connect(_ sink: @escaping Sink) {
             self.sink = sink
         }
