@@ -139,7 +139,9 @@ final class Exchange: Sendable {
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            progressWatch: transfer ?? progressWatch, activity: activity,
+            // The request's own transfer, when its progress has anywhere to go (asked once: without
+            // a sink a chunk costs no lock or clock read), or the watch that may make one.
+            progressWatch: transfer.flatMap { $0.reportsProgress ? $0 : nil } ?? progressWatch, activity: activity,
             streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
         var transportRequest = transportRequest
         if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }

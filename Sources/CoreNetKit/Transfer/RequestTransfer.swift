@@ -229,9 +229,6 @@ protocol ProgressWatch: AnyObject, Sendable {
 }
 
 extension RequestTransfer: ProgressWatch {
-    /// This transfer, when its progress has anywhere to go (without a sink a chunk costs no
-    /// clock read).
-    func watchedTransfer() -> RequestTransfer? {
-        reportsProgress ? self : nil
-    }
+    /// This transfer: a request's own one reports its progress itself.
+    func watchedTransfer() -> RequestTransfer? { self }
 }
