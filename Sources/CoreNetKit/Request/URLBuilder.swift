@@ -15,32 +15,52 @@ enum URLBuilder {
     /// - Throws: ``BaseServerError`` `invalidRequest` when `relativeUrl` names a scheme or host
     ///   of its own, or the result is not a valid URL.
     static func url(base: URL, relative: String, query: [(String, String)]) throws -> URL {
-        if relative.hasPrefix("//") || hasScheme(relative) {
+        if startsWithTwoSlashes(relative) || hasScheme(relative) {
             throw BaseServerError.invalidRequest(
                 "the relative URL \"\(LogRedactor.redact(urlText: relative))\" may not change the scheme or host of "
                     + LogRedactor.redact(url: base))
         }
-        var baseString = base.absoluteString
-        var baseQuery: Substring?
-        if let mark = baseString.firstIndex(of: "?") {
-            baseQuery = baseString[baseString.index(after: mark)...]
-            baseString = String(baseString[..<mark])
+        // Byte by byte on the UTF-8 view: every separator here is ASCII, and the Character view's
+        // grapheme breaking cost more than the rest of the request's encoding together.
+        let baseText = base.absoluteString
+        let baseBytes = baseText.utf8
+        let mark = baseBytes.firstIndex(of: UInt8(ascii: "?"))
+        var baseEnd = mark ?? baseBytes.endIndex
+        while baseEnd > baseBytes.startIndex, baseBytes[baseBytes.index(before: baseEnd)] == UInt8(ascii: "/") {
+            baseEnd = baseBytes.index(before: baseEnd)
         }
-        while baseString.hasSuffix("/") { baseString.removeLast() }
-        var path = Substring(relative)
-        while path.hasPrefix("/") { path.removeFirst() }
-        var joined = path.isEmpty || path.hasPrefix("?") ? baseString + path : baseString + "/" + path
+        let baseQuery = mark.map { baseText[baseBytes.index(after: $0)...] }
+        let relativeBytes = relative.utf8
+        var pathStart = relativeBytes.startIndex
+        while pathStart < relativeBytes.endIndex, relativeBytes[pathStart] == UInt8(ascii: "/") {
+            pathStart = relativeBytes.index(after: pathStart)
+        }
+        let path = relative[pathStart...]
+        var joined = ""
+        joined.reserveCapacity(baseBytes.count + relativeBytes.count + 1 + (query.isEmpty ? 0 : 64))
+        joined += baseText[..<baseEnd]
+        if !path.isEmpty, path.utf8.first != UInt8(ascii: "?") { joined += "/" }
+        joined += path
+        var hasQuery = path.utf8.contains(UInt8(ascii: "?"))
         if let baseQuery, !baseQuery.isEmpty {
-            joined += joined.contains("?") ? "&" + baseQuery : "?" + baseQuery
+            joined += hasQuery ? "&" : "?"
+            joined += baseQuery
+            hasQuery = true
         }
         if !query.isEmpty {
-            joined += joined.contains("?") ? "&" : "?"
+            joined += hasQuery ? "&" : "?"
             joined += encode(query)
         }
         guard let url = URL(string: joined), url.scheme != nil, url.host != nil else {
             throw BaseServerError.invalidRequest("\"\(LogRedactor.redact(urlText: joined))\" is not a valid URL")
         }
         return url
+    }
+
+    /// Whether `string` starts with `//` (a network-path reference: a host of its own).
+    private static func startsWithTwoSlashes(_ string: String) -> Bool {
+        var bytes = string.utf8.makeIterator()
+        return bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
     }
 
     /// Whether `string` starts with `scheme:` before any `/`, `?` or `#`.

@@ -22,6 +22,10 @@ import Testing
         ("http://api.example.com/v1//", "/orders", "http://api.example.com/v1/orders"),
         ("http://api.example.com/v1", "", "http://api.example.com/v1"),
         ("http://api.example.com/v1", "/orders?page=2", "http://api.example.com/v1/orders?page=2"),
+        ("http://api.example.com/v1/", "?page=2", "http://api.example.com/v1?page=2"),
+        ("http://api.example.com/v1?key=abc", "/orders", "http://api.example.com/v1/orders?key=abc"),
+        ("http://api.example.com/v1/?key=abc", "/orders?page=2", "http://api.example.com/v1/orders?page=2&key=abc"),
+        ("http://api.example.com/caf%C3%A9/", "/men%C3%BC", "http://api.example.com/caf%C3%A9/men%C3%BC"),
     ])
     func joiningBaseAndRelativeURLsUsesExactlyOneSlash(base: String, relative: String, expected: String) throws {
         let url = try URLBuilder.url(base: URL(string: base)!, relative: relative, query: [])
@@ -50,6 +54,13 @@ import Testing
         let encoded = URLBuilder.percentEncode("a&b=c+d?e/f g~h.i_j-k🙂")
 
         #expect(encoded == "a%26b%3Dc%2Bd%3Fe%2Ff%20g~h.i_j-k%F0%9F%99%82")
+    }
+
+    @Test func queryItemsFollowTheBaseURLsOwnQuery() throws {
+        let url = try URLBuilder.url(
+            base: URL(string: "http://api.example.com/v1?key=abc")!, relative: "orders", query: [("take", "5")])
+
+        #expect(url.absoluteString == "http://api.example.com/v1/orders?key=abc&take=5")
     }
 
     @Test func queryIsAppendedAfterAQueryInTheRelativeURL() throws {
