@@ -19,8 +19,10 @@
 // `dispatch_main`, which an async `main` reaches on Linux: so `main` here is synchronous and
 // blocks on a semaphore while a detached Task runs the workload.
 //
-// Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline) COUNT
-// (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange)
+// Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline|
+//                            decode-tiny|async-tiny|context-tiny) COUNT
+// (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange;
+// `…-tiny`: a one-field body, `{"total":20}`, so the profile shows the pipeline rather than the decode)
 
 import CoreNetKit
 import Dispatch
@@ -35,6 +37,17 @@ struct User: Codable, Sendable {
 struct UserPage: Codable, Sendable {
     let items: [User]
     let total: Int
+}
+
+/// A one-field body: its decode is small, so what the pipeline itself costs stands out in the profile.
+struct Tiny: Codable, Sendable {
+    let total: Int
+}
+
+final class TinyRequest: BaseServerRequest<Tiny>, @unchecked Sendable {
+    override func createAsyncServerRequest() -> ServerRequest {
+        ServerRequest(method: .get, baseUrl: URL(string: "http://profile.invalid")!, relativeUrl: "/bench/tiny")
+    }
 }
 
 final class PageRequest: BaseServerRequest<UserPage>, @unchecked Sendable {
@@ -53,7 +66,8 @@ let arguments = CommandLine.arguments
 let mode = arguments.count > 1 ? arguments[1] : "async"
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
 let users = (1...20).map { User(id: $0, name: "User \($0)", email: "user\($0)@example.com") }
-let page = try JSONEncoder().encode(UserPage(items: users, total: 20))
+let tiny = mode.hasSuffix("-tiny")
+let page = tiny ? Data(#"{"total":20}"#.utf8) : try JSONEncoder().encode(UserPage(items: users, total: 20))
 var configuration = NetworkConfiguration(
     transport: StubTransport.response(status: 200, body: page, headers: ["Content-Type": "application/json"]),
     callbackQueue: DispatchQueue(label: "profile.callbacks"), taskPool: TaskPool())
@@ -61,12 +75,22 @@ if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough
 if mode.hasSuffix("-nodeadline") { configuration.timeout = .infinity }
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
+let tinyRequest = TinyRequest(configuration: configuration)
 
 /// The loop, off the main actor: awaiting a nonisolated call from top-level code would hop
 /// between the main thread and the pool twice per request and measure the hops.
-nonisolated func run(_ mode: String, _ count: Int, _ request: PageRequest, _ page: Data) async throws -> Int {
+nonisolated func run(
+    _ mode: String, _ count: Int, _ request: PageRequest, _ tinyRequest: TinyRequest, _ page: Data
+) async throws -> Int {
     var total = 0
     switch mode {
+    case "decode-tiny":
+        let decoder = JSONDecoder()
+        for _ in 0..<count { total += try decoder.decode(Tiny.self, from: page).total }
+    case "async-tiny":
+        for _ in 0..<count { total += try await tinyRequest.performAsync().total }
+    case "context-tiny":
+        for _ in 0..<count { total += try await tinyRequest.perform().value.total }
     case "decode":
         let decoder = JSONDecoder()
         for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
@@ -87,7 +111,7 @@ let outcome = Outcome()
 let done = DispatchSemaphore(value: 0)
 Task.detached {
     do {
-        outcome.total = .success(try await run(mode, count, request, page))
+        outcome.total = .success(try await run(mode, count, request, tinyRequest, page))
     } catch {
         outcome.total = .failure(error)
     }

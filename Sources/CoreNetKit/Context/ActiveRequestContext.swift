@@ -20,7 +20,7 @@ import Dispatch
 ///     .onError { error in present(error) }      // once, on the callback queue
 /// ```
 public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
-    @unchecked Sendable  // safe: adds only the `let` requestId; its mutable state is the base's Locked `state`
+    @unchecked Sendable  // safe: adds only the `let` requestId; its mutable state is behind the base's `core`
 {
     /// The request's id in the ``TaskPool``.
     public let requestId: String
@@ -46,8 +46,8 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
     /// context.cancel { resumeData in saved = resumeData }
     /// ```
     public func cancel(producingResumeData completion: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        let delivery = delivery
-        cancelCollectingResumeData { data in delivery.async { completion(data) } }
+        let core = core
+        cancelCollectingResumeData { data in core.async { completion(data) } }
     }
 
     /// Cancels the request and returns the resume data of its download; see
@@ -61,7 +61,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
     /// Registers `receive` for the pipeline's end before cancelling, so the end the
     /// cancellation brings finds it; calls it with `nil` at once for a request without a download.
     private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        guard let source = state.withLock({ $0.resumeDataSource }) else {
+        guard let source = core.resumeDataSource else {
             cancel()
             receive(nil)
             return
@@ -72,7 +72,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
 
     /// Lets ``cancel(producingResumeData:)`` wait for the end of the download's pipeline.
     func setResumeDataSource(_ source: @escaping ResumeDataSource) {
-        state.withLock { $0.resumeDataSource = source }
+        core.resumeDataSource = source
     }
 
     /// A context that has already failed with `error`.

@@ -6,27 +6,34 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a context ended.
-enum ContextOutcome<Model: Sendable>: Sendable {
+/// How a context (or the pipeline behind it) ended, with the model's type erased.
+///
+/// Not generic on purpose: everything between the pipeline and a context's handlers works on this
+/// type, so a request of a model the library was not compiled for looks up no metadata of
+/// model-generic types at run time. The typed façade (``RequestContext``) casts the model back
+/// once, where a handler receives it.
+enum ContextOutcome: Sendable {
     /// The model, and whether it was read from the cache rather than the server: decided once,
     /// by whoever finishes the context, and carried with the model.
-    case success(Model, fromCache: Bool)
+    case success(any Sendable, fromCache: Bool)
     case failure(any Error)
     case cancelled
 }
 
-/// The mutable state of a context, kept in one lock.
-struct ContextState<Model: Sendable> {
-    var outcome: ContextOutcome<Model>?
-    var cached: Model?
-    var success: [@Sendable (Model) -> Void] = []
+/// The mutable state of a context, kept in one lock. Handlers are stored erased, as the typed
+/// façade wrapped them.
+struct ContextState {
+    var outcome: ContextOutcome?
+    var cached: (any Sendable)?
+    var success: [@Sendable (any Sendable) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
-    var completed: [@Sendable (Result<Model, any Error>) -> Void] = []
-    var cache: [@Sendable (Model) -> Void] = []
+    /// `onCompleted` handlers: they get `.success` or `.failure`, never `.cancelled`.
+    var completed: [@Sendable (ContextOutcome) -> Void] = []
+    var cache: [@Sendable (any Sendable) -> Void] = []
     var cancel: [@Sendable () -> Void] = []
     /// Internal observers run inline on the emitting thread (bridges, chaining).
-    var cacheObservers: [@Sendable (Model) -> Void] = []
-    var observers: [@Sendable (ContextOutcome<Model>) -> Void] = []
+    var cacheObservers: [@Sendable (any Sendable) -> Void] = []
+    var observers: [@Sendable (ContextOutcome) -> Void] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: (@Sendable () -> Void)?
     /// Progress handlers and the last value delivered to them (RequestContext+Progress).
@@ -39,6 +46,10 @@ struct ContextState<Model: Sendable> {
     /// Registers a waiter for the end of a download's pipeline (an ``ActiveRequestContext`` of
     /// a download); kept after the terminal event, which is when it is asked for.
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)?
+    /// Blocks waiting to run on the callback queue, in order (``ContextCore/async(_:)``), and
+    /// whether a drain of them is scheduled there.
+    var pending: [@Sendable () -> Void] = []
+    var drainScheduled = false
 
     /// Empties every handler list, so nothing is retained after the terminal event.
     mutating func clearHandlers() {

@@ -21,7 +21,7 @@ import Dispatch
 /// context.emit(data: 42)
 /// ```
 public final class HandleRequestContext<Model: Sendable>: RequestContext<Model>, HandableContext,
-    @unchecked Sendable  // safe: adds no stored property; the base keeps all mutable state in a Locked
+    @unchecked Sendable  // safe: adds no stored property; the base keeps all mutable state behind a lock
 {
     /// Creates a context whose handlers run on `queue` (the global configuration's callback
     /// queue, `.main` unless changed, by default).

@@ -12,11 +12,15 @@
 /// A request with no file to stream or download has no transfer of its own: the broadcast makes
 /// the one that reports progress when a context first watches it (``watchedTransfer()``), so
 /// a request nobody watches allocates none.
-final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
+///
+/// Not generic: it holds its contexts' erased cores (``ContextCore``) and hands them erased
+/// outcomes, so fanning out costs no model-generic metadata lookups. It remembers the model type
+/// to refuse a context of another type that names the same request id.
+final class RequestBroadcast: PoolMember, ProgressWatch {
     private struct State {
-        var contexts: [ActiveRequestContext<Model>] = []
+        var contexts: [ContextCore] = []
         var finished = false
-        var cached: Model?
+        var cached: (any Sendable)?
         var task: Task<Void, Never>?
         /// Whether the pipeline has returned (``finished`` is also set when every context left).
         var ended = false
@@ -29,26 +33,29 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
     }
 
     let id: String
+    /// The model type of the contexts it serves.
+    let modelType: ObjectIdentifier
     private let pool: TaskPool
     private let state = Locked(State())
     /// Where the progress throttling of a transfer made here reads the time.
     private let clock: any NetworkClock
 
-    init(id: String, pool: TaskPool, clock: any NetworkClock, first: ActiveRequestContext<Model>) {
+    init(id: String, modelType: ObjectIdentifier, pool: TaskPool, clock: any NetworkClock, first: ContextCore) {
         self.id = id
+        self.modelType = modelType
         self.pool = pool
         self.clock = clock
         state.withLock { $0.contexts = [first] }
     }
 
     /// Adds `context`; `false` when the call already finished (the caller then starts anew).
-    func join(_ context: ActiveRequestContext<Model>) -> Bool {
-        let joined: (ok: Bool, cached: Model?) = state.withLock { state in
+    func join(_ context: ContextCore) -> Bool {
+        let joined: (ok: Bool, cached: (any Sendable)?) = state.withLock { state in
             guard !state.finished else { return (false, nil) }
             state.contexts.append(context)
             return (true, state.cached)
         }
-        if let cached = joined.cached { context.emitCache(data: cached) }
+        if let cached = joined.cached { context.emitCache(cached) }
         return joined.ok
     }
 
@@ -74,13 +81,13 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
         task?.cancel()
     }
 
-    func emitCache(_ model: Model) {
-        let contexts: [ActiveRequestContext<Model>] = state.withLock { state in
+    func emitCache(_ model: any Sendable) {
+        let contexts: [ContextCore] = state.withLock { state in
             guard !state.finished else { return [] }
             state.cached = model
             return state.contexts
         }
-        for context in contexts { context.emitCache(data: model) }
+        for context in contexts { context.emitCache(model) }
     }
 
     func watchedTransfer() -> RequestTransfer? {
@@ -110,7 +117,7 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
     ///
     /// A download's resume data goes to those who wait for the end; when every context left
     /// (was cancelled) and nobody asked for it, the partial file is removed.
-    func finish(_ result: ResponseResult<Model>) {
+    func finish(_ result: ContextOutcome) {
         pool.remove(id: id, member: self)
         let resumeData = result.resumeData
         let (contexts, waiters, discard) = state.withLock { state in
@@ -121,7 +128,7 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
             guard !state.finished else {
                 let discard = waiters.isEmpty && resumeData != nil
                 state.resumeData = discard ? nil : resumeData
-                return ([ActiveRequestContext<Model>](), waiters, discard)
+                return ([ContextCore](), waiters, discard)
             }
             state.finished = true
             state.task = nil
@@ -131,7 +138,7 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
         }
         if discard { resumeData?.removePartialFile() }
         for waiter in waiters { waiter(resumeData) }
-        for context in contexts { context.deliver(result) }
+        for context in contexts { context.finish(result) }
     }
 
     /// Calls `waiter` once with the resume data the pipeline ends with (`nil` for none), when it
@@ -149,6 +156,6 @@ final class RequestBroadcast<Model: Sendable>: PoolMember, ProgressWatch {
 
     func cancelAll() {
         let contexts = state.withLock { $0.contexts }
-        for context in contexts { context.cancel() }
+        for context in contexts { context.finish(.cancelled) }
     }
 }

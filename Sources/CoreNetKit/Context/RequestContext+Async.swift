@@ -32,11 +32,14 @@ extension RequestContext {
     }
 
     func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
-        let waiter = OneShot<Model>()
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Model, any Error>) in
+        // The waiter holds the model erased, as the core does: a waiter of `Model` would look up
+        // the metadata of its model-generic types on every await.
+        let waiter = OneShot<any Sendable>()
+        let core = core
+        let model = try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
                 waiter.set(continuation)
-                observe { outcome in
+                core.observe { outcome in
                     switch outcome {
                     case .success(let model, _): waiter.resume(.success(model))
                     case .failure(let error): waiter.resume(.failure(error))
@@ -45,7 +48,8 @@ extension RequestContext {
                 }
             }
         } onCancel: {
-            if cancelOnTaskCancel { self.cancel() } else { waiter.resume(.failure(BaseServerError.cancelled)) }
+            if cancelOnTaskCancel { core.finish(.cancelled) } else { waiter.resume(.failure(BaseServerError.cancelled)) }
         }
+        return Self.typed(model)
     }
 }

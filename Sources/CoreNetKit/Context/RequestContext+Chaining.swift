@@ -26,7 +26,7 @@ extension RequestContext {
         observe { outcome in
             switch outcome {
             case .success(let model, let fromCache):
-                do { next.emit(data: try transform(model), fromCache: fromCache) } catch {
+                do { next.emit(data: try transform(Self.typed(model)), fromCache: fromCache) } catch {
                     next.emit(error: error)
                 }
             case .failure(let error): next.emit(error: error)
@@ -56,17 +56,12 @@ extension RequestContext {
         observe { outcome in
             switch outcome {
             case .success(let model, _):
-                let second = transform(model)
+                let second = transform(Self.typed(model))
                 next.setCancelAction { second.cancel() }
                 next.restartProgress()
                 second.forwardProgress(to: next)
-                second.observe { outcome in
-                    switch outcome {
-                    case .success(let value, let fromCache): next.emit(data: value, fromCache: fromCache)
-                    case .failure(let error): next.emit(error: error)
-                    case .cancelled: next.cancel()
-                    }
-                }
+                // The second context's outcome is already erased and of `T`: passed on as it is.
+                second.observe { outcome in next.core.finish(outcome) }
             case .failure(let error): next.emit(error: error)
             case .cancelled: next.cancel()
             }

@@ -47,73 +47,28 @@ extension RequestContext {
     /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
     /// value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let observers = state.withLock { state -> [@Sendable (TransferProgress, TransferDirection) -> Void] in
-            guard state.outcome == nil else { return [] }
-            let last = direction == .upload ? state.lastUpload : state.lastDownload
-            if let last, !progress.isAhead(of: last) { return [] }
-            let handlers: [@Sendable (TransferProgress) -> Void]
-            switch direction {
-            case .upload:
-                state.lastUpload = progress
-                handlers = state.uploadProgress
-            case .download:
-                state.lastDownload = progress
-                handlers = state.downloadProgress
-            }
-            // Enqueued under the lock on purpose: `finish` sets `outcome` under this lock before it
-            // enqueues the terminal handlers on the same serial queue, so progress enqueued here
-            // always runs before them and none can be enqueued after.
-            if !handlers.isEmpty { delivery.async { for handler in handlers { handler(progress) } } }
-            return state.progressObservers
-        }
-        // Inline, on the emitting thread: a chained context gets the value before this context's
-        // outcome, which comes later from the same thread.
-        for observer in observers { observer(progress, direction) }
+        core.emitProgress(progress, for: direction)
     }
 
     /// Whether anyone watches this context's progress: a handler, or a chained context.
-    var watchesProgress: Bool {
-        state.withLock { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
-    }
+    var watchesProgress: Bool { core.watchesProgress }
 
     /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
-        let latest = state.withLock { state -> [(TransferProgress, TransferDirection)] in
-            guard state.outcome == nil else { return [] }
-            state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
-            return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
-                .compactMap { $0 }
-        }
-        for (progress, direction) in latest { next.emitProgress(progress, for: direction) }
+        core.forwardProgress(to: next.core)
     }
 
     /// Forgets the last progress values, so the progress of a next stage (``flatMap(_:)``) that
     /// starts again from zero is delivered.
     func restartProgress() {
-        state.withLock { state in
-            state.lastUpload = nil
-            state.lastDownload = nil
-        }
+        core.restartProgress()
     }
 
     private func addProgressHandler(
         _ handler: @escaping @Sendable (TransferProgress) -> Void,
         for direction: TransferDirection
     ) {
-        state.withLock { state in
-            guard state.outcome == nil else { return }
-            let last: TransferProgress?
-            switch direction {
-            case .upload:
-                state.uploadProgress.append(handler)
-                last = state.lastUpload
-            case .download:
-                state.downloadProgress.append(handler)
-                last = state.lastDownload
-            }
-            // Under the lock for the same reason as in `emitProgress`.
-            if let last { delivery.async { handler(last) } }
-        }
+        core.addProgressHandler(handler, for: direction)
     }
 }
 

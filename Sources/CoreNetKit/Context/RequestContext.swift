@@ -25,26 +25,25 @@ import Dispatch
 /// context.onSuccess { user in show(user) }.onError { error in present(error) }
 /// ```
 public class RequestContext<Model: Sendable>: CacheableContext, CancellableContext,
-    @unchecked Sendable  // safe: all mutable state is in `state`, a Locked
+    @unchecked Sendable  // safe: its only state is `core`, whose mutable state is behind a lock
 {
+    /// The outcome, handlers and ordered delivery, with the model's type erased: this class
+    /// casts the model back where a handler receives it.
+    let core: ContextCore
+
     /// The queue every handler runs on.
-    public let queue: DispatchQueue
-    /// Serial: every handler runs through it, in the order it was enqueued.
-    let delivery: SerialDelivery
-    let state = Locked(ContextState<Model>())
+    public var queue: DispatchQueue { core.queue }
 
     /// Creates a context whose handlers run on `queue`.
     init(queue: DispatchQueue) {
-        self.queue = queue
-        // Keeps the cache-then-terminal order also on a concurrent queue.
-        self.delivery = SerialDelivery(queue: queue)
+        self.core = ContextCore(queue: queue)
     }
 
     /// Whether the terminal event (or cancellation) has happened.
     ///
     /// It turns `true` when the outcome is decided, which is when ``value`` returns; the
     /// handlers for it are queued on ``queue`` at that moment and may not have run yet.
-    public var isFinished: Bool { state.withLock { $0.outcome != nil } }
+    public var isFinished: Bool { core.isFinished }
 
     /// Whether the success was read from the cache instead of the server: `true` after a
     /// ``CachePolicy/cacheOnly`` hit, after the fallback of
@@ -59,79 +58,40 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// let context = ordersService.orders()
     /// context.onSuccess { orders in show(orders, offline: context.isFromCache) }
     /// ```
-    public var isFromCache: Bool {
-        state.withLock {
-            if case .success(_, let fromCache) = $0.outcome { return fromCache }
-            return false
-        }
-    }
+    public var isFromCache: Bool { core.isFromCache }
 
     /// Whether ``cancel()`` ended the context.
-    public var isCancelled: Bool {
-        state.withLock {
-            if case .cancelled = $0.outcome { return true }
-            return false
-        }
-    }
+    public var isCancelled: Bool { core.isCancelled }
 
     // MARK: Handlers
 
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
-        let model: Model? = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.success.append(handler)
-                return nil
-            case .success(let model, _): return model
-            default: return nil
-            }
-        }
-        if let model { delivery.async { handler(model) } }
+        core.onSuccess { model in handler(Self.typed(model)) }
         return self
     }
 
     @discardableResult
     public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
-        let error: (any Error)? = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.failure.append(handler)
-                return nil
-            case .failure(let error): return error
-            default: return nil
-            }
-        }
-        if let error { delivery.async { handler(error) } }
+        core.onError(handler)
         return self
     }
 
     @discardableResult
     public func onCompleted(_ handler: @escaping @Sendable (Result<Model, any Error>) -> Void) -> Self {
-        let result: Result<Model, any Error>? = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.completed.append(handler)
-                return nil
-            case .success(let model, _): return .success(model)
-            case .failure(let error): return .failure(error)
-            case .cancelled: return nil
+        core.onCompleted { outcome in
+            switch outcome {
+            case .success(let model, _): handler(.success(Self.typed(model)))
+            case .failure(let error): handler(.failure(error))
+            case .cancelled: break
             }
         }
-        if let result { delivery.async { handler(result) } }
         return self
     }
 
     @discardableResult
     public func onCacheSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self {
-        let cached: Model? = state.withLock { state in
-            if state.outcome == nil, state.cached == nil {
-                state.cache.append(handler)
-                return nil
-            }
-            return state.cached
-        }
-        if let cached { delivery.async { handler(cached) } }
+        core.onCacheSuccess { model in handler(Self.typed(model)) }
         return self
     }
 
@@ -139,132 +99,61 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// ends the context (also if it was already cancelled), never otherwise.
     @discardableResult
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Self {
-        let cancelled: Bool = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.cancel.append(handler)
-                return false
-            case .cancelled: return true
-            default: return false
-            }
-        }
-        if cancelled { delivery.async { handler() } }
+        core.onCancel(handler)
         return self
     }
 
     // MARK: Producer (internal: only the pipeline or the owner finishes a context)
 
-    /// Delivers the pipeline's outcome: the model (and whether it was read from the cache) or
-    /// the error; ignored after the terminal event.
-    func deliver(_ result: ResponseResult<Model>) {
-        switch result {
-        case .success(let model, let fromCache): finish(.success(model, fromCache: fromCache))
-        case .failure(let error): finish(.failure(error))
-        }
-    }
-
     func emit(data: Model) {
-        finish(.success(data, fromCache: false))
+        core.finish(.success(data, fromCache: false))
     }
 
     /// Delivers the successful result and records whether it was read from the cache (see
     /// ``isFromCache``); ignored after the terminal event.
     func emit(data: Model, fromCache: Bool) {
-        finish(.success(data, fromCache: fromCache))
+        core.finish(.success(data, fromCache: fromCache))
     }
 
     func emit(error: any Error) {
-        finish(.failure(error))
+        core.finish(.failure(error))
     }
 
     /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
     /// or a first cached result.
     func emitCache(data: Model) {
-        let taken: (handlers: [@Sendable (Model) -> Void], observers: [@Sendable (Model) -> Void])? = state.withLock {
-            state in
-            guard state.outcome == nil, state.cached == nil else { return nil }
-            state.cached = data
-            defer {
-                state.cache = []
-                state.cacheObservers = []
-            }
-            return (state.cache, state.cacheObservers)
-        }
-        guard let taken else { return }
-        for observer in taken.observers { observer(data) }
-        let handlers = taken.handlers
-        guard !handlers.isEmpty else { return }
-        delivery.async { for handler in handlers { handler(data) } }
+        core.emitCache(data)
     }
 
     /// Cancels the work behind the context: neither `onSuccess` nor `onError` fires afterwards,
     /// and `onCancel` handlers fire once, on ``queue``. Does nothing after the terminal event.
     public func cancel() {
-        finish(.cancelled)
-    }
-
-    /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
-    func finish(_ outcome: ContextOutcome<Model>) {
-        let taken: ContextState<Model>? = state.withLock { state in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            let taken = state
-            state.clearHandlers()
-            return taken
-        }
-        guard let taken else { return }
-        if case .cancelled = outcome { taken.cancelAction?() }
-        for observer in taken.observers { observer(outcome) }
-        switch outcome {
-        case .success(let model, _):
-            guard !taken.success.isEmpty || !taken.completed.isEmpty else { return }
-            delivery.async {
-                for handler in taken.success { handler(model) }
-                for handler in taken.completed { handler(.success(model)) }
-            }
-        case .failure(let error):
-            guard !taken.failure.isEmpty || !taken.completed.isEmpty else { return }
-            delivery.async {
-                for handler in taken.failure { handler(error) }
-                for handler in taken.completed { handler(.failure(error)) }
-            }
-        case .cancelled:
-            guard !taken.cancel.isEmpty else { return }
-            delivery.async { for handler in taken.cancel { handler() } }
-        }
+        core.finish(.cancelled)
     }
 
     // MARK: Internal wiring
 
-    /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.
-    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
-        let runNow: Bool = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.cancelAction = action
-                return false
-            case .cancelled: return true
-            default: return false
-            }
-        }
-        if runNow { action() }
+    /// The model a core holds for this context: every value a core of a `RequestContext<Model>`
+    /// receives is a `Model` (the typed producers above, or the pipeline of a request of
+    /// `Model`), so the cast cannot fail.
+    @inline(__always)
+    static func typed(_ model: any Sendable) -> Model {
+        model as! Model  // safe: see above
     }
 
-    /// Calls `observer` inline with the terminal outcome, at once if it already happened.
-    func observe(_ observer: @escaping @Sendable (ContextOutcome<Model>) -> Void) {
-        let outcome: ContextOutcome<Model>? = state.withLock { state in
-            if state.outcome == nil { state.observers.append(observer) }
-            return state.outcome
-        }
-        if let outcome { observer(outcome) }
+    /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+        core.setCancelAction(action)
+    }
+
+    /// Calls `observer` inline with the terminal outcome (the model erased), at once if it
+    /// already happened.
+    func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
+        core.observe(observer)
     }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (Model) -> Void) {
-        let cached: Model? = state.withLock { state in
-            if state.cached == nil, state.outcome == nil { state.cacheObservers.append(observer) }
-            return state.cached
-        }
-        if let cached { observer(cached) }
+        core.observeCache { model in observer(Self.typed(model)) }
     }
 }

@@ -105,15 +105,20 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let (broadcast, isNew) = pool.joinOrRegister(
             id: id,
             entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
-            join: { $0.join(context) },
-            make: { RequestBroadcast<Model>(id: id, pool: pool, clock: configuration.clock, first: context) })
+            accepts: { $0.modelType == ObjectIdentifier(Model.self) },
+            join: { $0.join(context.core) },
+            make: {
+                RequestBroadcast(
+                    id: id, modelType: ObjectIdentifier(Model.self), pool: pool, clock: configuration.clock,
+                    first: context.core)
+            })
         guard let broadcast else {
             context.emit(
                 error: BaseServerError.invalidRequest(
                     "a request with id \"\(id)\" and another model type is in flight"))
             return context
         }
-        let contextId = ObjectIdentifier(context)
+        let contextId = ObjectIdentifier(context.core)
         context.setCancelAction { broadcast.detach(contextId) }
         if serverRequest.downloadDestination != nil || serverRequest.resumeData != nil {
             context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
@@ -165,6 +170,10 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             cancelled.resumeData = result.resumeData
             throw cancelled
         }
-        return try result.get()
+        switch result {
+        case .success(let model, _): return RequestContext<Model>.typed(model)
+        case .failure(let error): throw error
+        case .cancelled: throw BaseServerError.cancelled
+        }
     }
 }

@@ -15,8 +15,9 @@ import Foundation
 /// the cache stage's write), so a body the model cannot be read from is never cached. The
 /// pipeline knows no stage: the chain gives them the request's mapping as a typed channel
 /// (InterceptorChain/answerEarly(_:), RequestReader). The result — the model and whether it
-/// came from the cache, or the error — is a ResponseResult, the only type that goes from
-/// the pipeline to the contexts.
+/// came from the cache, or the error — is a ContextOutcome, the only type that goes from
+/// the pipeline to the contexts: the model's type erased, so nothing between the mapping and the
+/// handlers is generic over it.
 enum RequestPipeline {
     /// Runs `serverRequest` for `request`. With a `broadcast`, progress and a cached answer go
     /// to its contexts as they happen; the terminal result is returned, not delivered.
@@ -25,8 +26,8 @@ enum RequestPipeline {
     /// removed) and the result is a failure.
     static func run<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, configuration: NetworkConfiguration,
-        requestId: String, broadcast: RequestBroadcast<Model>?
-    ) async -> ResponseResult<Model> {
+        requestId: String, broadcast: RequestBroadcast?
+    ) async -> ContextOutcome {
         let transfer = needsTransfer(serverRequest) ? RequestTransfer(clock: configuration.clock) : nil
         if let broadcast, let transfer {
             transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
@@ -44,7 +45,7 @@ enum RequestPipeline {
             reader: configuration.cacheAdapter != nil || takesEarlyAnswers
                 ? RequestReader(request: request, decoder: configuration.decoder, broadcast: broadcast) : nil,
             takesEarlyAnswers: takesEarlyAnswers, monitoring: monitoring)
-        var result: ResponseResult<Model>
+        var result: ContextOutcome
         if let transfer {
             result = await withTaskCancellationHandler {
                 await execute(request, serverRequest, exchange: exchange)
@@ -64,7 +65,7 @@ enum RequestPipeline {
 
     private static func execute<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, exchange: Exchange
-    ) async -> ResponseResult<Model> {
+    ) async -> ContextOutcome {
         do {
             let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
             let clock = exchange.configuration.clock
@@ -93,7 +94,7 @@ enum RequestPipeline {
     }
 }
 
-extension ResponseResult {
+extension ContextOutcome {
     /// The outcome as monitors see it; `nil` for a cancellation.
     var monitoredOutcome: RequestMetrics.Outcome? {
         switch self {
@@ -101,13 +102,14 @@ extension ResponseResult {
         case .failure(let error):
             if let error = error as? BaseServerError, error.code == .cancelled { return nil }
             return .failure(error)
+        case .cancelled: return nil
         }
     }
 
     /// The failure with `resumeData` on its error, so the caller can resume the download; a
     /// result that cannot carry it (a success, an error of another type) has the partial file
     /// removed instead.
-    func carrying(_ resumeData: DownloadResumeData) -> ResponseResult {
+    func carrying(_ resumeData: DownloadResumeData) -> ContextOutcome {
         if case .failure(let error) = self {
             var carried: BaseServerError?
             if let error = error as? BaseServerError {

@@ -22,7 +22,7 @@ protocol ResponseReading: Sendable {
 struct RequestReader<Model: Sendable>: ResponseReading {
     let request: BaseServerRequest<Model>
     let decoder: JSONDecoder
-    let broadcast: RequestBroadcast<Model>?
+    let broadcast: RequestBroadcast?
 
     func reads(_ response: ServerResponse) async -> Bool {
         (try? await request.mapResponse(response, decoder: decoder)) != nil

@@ -97,13 +97,15 @@ public final class TaskPool: Sendable {
     }
 
     /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
-    /// one `make` creates. Returns the broadcast and whether it is new.
+    /// one `make` creates. Returns the broadcast and whether it is new, or no broadcast when the
+    /// one in flight is of another kind or `accepts` refuses it (another model type).
     func joinOrRegister<Member: PoolMember>(
-        id: String, entry: @autoclosure () -> Entry, join: (Member) -> Bool, make: () -> Member
+        id: String, entry: @autoclosure () -> Entry, accepts: (Member) -> Bool, join: (Member) -> Bool,
+        make: () -> Member
     ) -> (member: Member?, isNew: Bool) {
         state.withLock { state in
             if let slot = state.slots[id] {
-                guard let existing = slot.broadcast as? Member else { return (nil, false) }
+                guard let existing = slot.broadcast as? Member, accepts(existing) else { return (nil, false) }
                 if join(existing) { return (existing, false) }
             }
             let member = make()

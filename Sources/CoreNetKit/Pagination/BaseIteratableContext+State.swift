@@ -75,12 +75,15 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     /// A success moves the position on; a failure leaves it, so the next request asks for the
     /// same page. A page context cancelled by someone else than the paginator counts as a failure
     /// with ``BaseServerError/cancelled``.
-    mutating func finish(_ token: Int, _ outcome: ContextOutcome<LoadedPage<Page, Position>>) -> Delivery? {
+    /// `outcome` is that of a context of `LoadedPage<Page, Position>` (``BaseIteratableContext``'s
+    /// `load`), so its model is one.
+    mutating func finish(_ token: Int, _ outcome: ContextOutcome) -> Delivery? {
         guard inFlight?.token == token else { return nil }
         inFlight = nil
         let result: Result<Page?, any Error>
         switch outcome {
-        case .success(let loaded, _):
+        case .success(let model, _):
+            let loaded = model as! LoadedPage<Page, Position>  // safe: see above
             next = loaded.next
             hasMore = loaded.hasMore
             outbox.append(.page(loaded.page))

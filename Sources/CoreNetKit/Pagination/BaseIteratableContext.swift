@@ -168,7 +168,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         for waiter in abandoned.waiters { waiter.resume(.failure(BaseServerError.cancelled)) }
     }
 
-    private func finish(_ token: Int, _ outcome: ContextOutcome<LoadedPage<Page, Position>>) {
+    private func finish(_ token: Int, _ outcome: ContextOutcome) {
         guard let delivered = state.withLock({ $0.finish(token, outcome) }) else { return }
         delivery.async { self.drain() }
         for waiter in delivered.waiters { waiter.resume(delivered.result) }

@@ -134,7 +134,7 @@ import Testing
         let log = EventLog(chained)
 
         login.emit(data: "token-1")
-        try await withTimeout { await waitUntil { profile.state.withLock { !$0.observers.isEmpty } } }
+        try await withTimeout { await waitUntil { profile.core.isObserved } }
         chained.cancel()
 
         guard case .cancel = try await log.waitForTerminal() else {

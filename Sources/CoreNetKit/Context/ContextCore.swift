@@ -1,0 +1,311 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// The machinery of one context — its outcome, handlers, progress and ordered delivery on the
+/// callback queue — with the model's type erased.
+///
+/// ``RequestContext`` is a typed façade over it; the pipeline's ``RequestBroadcast`` talks to
+/// cores directly. Nothing here is generic, so none of it looks up model-generic metadata at run
+/// time (the library is not compiled for the user's model types).
+///
+/// Every handler runs through ``async(_:)``: one at a time and in the order enqueued, also on a
+/// concurrent queue, so a cached result always reaches handlers before the terminal event.
+final class ContextCore: Sendable {
+    let queue: DispatchQueue
+    private let state = Locked(ContextState())
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    // MARK: Ordered delivery
+
+    /// Runs `block` on ``queue`` after every block enqueued before it.
+    func async(_ block: @escaping @Sendable () -> Void) {
+        let schedule = state.withLock { Self.enqueue(block, in: &$0) }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    /// Enqueues `block` under the lock; `true` when the caller must schedule a drain (outside it).
+    private static func enqueue(_ block: @escaping @Sendable () -> Void, in state: inout ContextState) -> Bool {
+        state.pending.append(block)
+        guard !state.drainScheduled else { return false }
+        state.drainScheduled = true
+        return true
+    }
+
+    private func drain() {
+        while true {
+            let blocks: [@Sendable () -> Void] = state.withLock { state in
+                let blocks = state.pending
+                state.pending = []
+                if blocks.isEmpty { state.drainScheduled = false }
+                return blocks
+            }
+            if blocks.isEmpty { return }
+            for block in blocks { block() }
+        }
+    }
+
+    // MARK: State
+
+    var isFinished: Bool { state.withLock { $0.outcome != nil } }
+
+    var isFromCache: Bool {
+        state.withLock {
+            if case .success(_, let fromCache) = $0.outcome { return fromCache }
+            return false
+        }
+    }
+
+    var isCancelled: Bool {
+        state.withLock {
+            if case .cancelled = $0.outcome { return true }
+            return false
+        }
+    }
+
+    // MARK: Handlers
+
+    func onSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
+        let model: (any Sendable)? = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.success.append(handler)
+                return nil
+            case .success(let model, _): return model
+            default: return nil
+            }
+        }
+        if let model { async { handler(model) } }
+    }
+
+    func onError(_ handler: @escaping @Sendable (any Error) -> Void) {
+        let error: (any Error)? = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.failure.append(handler)
+                return nil
+            case .failure(let error): return error
+            default: return nil
+            }
+        }
+        if let error { async { handler(error) } }
+    }
+
+    /// `handler` gets `.success` or `.failure`, never `.cancelled`.
+    func onCompleted(_ handler: @escaping @Sendable (ContextOutcome) -> Void) {
+        let outcome: ContextOutcome? = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.completed.append(handler)
+                return nil
+            case .cancelled: return nil
+            case let outcome: return outcome
+            }
+        }
+        if let outcome { async { handler(outcome) } }
+    }
+
+    func onCacheSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
+        let cached: (any Sendable)? = state.withLock { state in
+            if state.outcome == nil, state.cached == nil {
+                state.cache.append(handler)
+                return nil
+            }
+            return state.cached
+        }
+        if let cached { async { handler(cached) } }
+    }
+
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let cancelled: Bool = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.cancel.append(handler)
+                return false
+            case .cancelled: return true
+            default: return false
+            }
+        }
+        if cancelled { async { handler() } }
+    }
+
+    // MARK: Producer
+
+    /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
+    /// or a first cached result.
+    func emitCache(_ data: any Sendable) {
+        let taken: (handlers: [@Sendable (any Sendable) -> Void], observers: [@Sendable (any Sendable) -> Void])? =
+            state.withLock { state in
+                guard state.outcome == nil, state.cached == nil else { return nil }
+                state.cached = data
+                defer {
+                    state.cache = []
+                    state.cacheObservers = []
+                }
+                return (state.cache, state.cacheObservers)
+            }
+        guard let taken else { return }
+        for observer in taken.observers { observer(data) }
+        let handlers = taken.handlers
+        guard !handlers.isEmpty else { return }
+        async { for handler in handlers { handler(data) } }
+    }
+
+    /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
+    func finish(_ outcome: ContextOutcome) {
+        let taken: ContextState? = state.withLock { state in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            let taken = state
+            state.clearHandlers()
+            return taken
+        }
+        guard let taken else { return }
+        if case .cancelled = outcome { taken.cancelAction?() }
+        for observer in taken.observers { observer(outcome) }
+        switch outcome {
+        case .success(let model, _):
+            guard !taken.success.isEmpty || !taken.completed.isEmpty else { return }
+            async {
+                for handler in taken.success { handler(model) }
+                for handler in taken.completed { handler(outcome) }
+            }
+        case .failure(let error):
+            guard !taken.failure.isEmpty || !taken.completed.isEmpty else { return }
+            async {
+                for handler in taken.failure { handler(error) }
+                for handler in taken.completed { handler(outcome) }
+            }
+        case .cancelled:
+            guard !taken.cancel.isEmpty else { return }
+            async { for handler in taken.cancel { handler() } }
+        }
+    }
+
+    // MARK: Internal wiring
+
+    /// Sets what cancelling stops; if the context is already cancelled, runs it at once.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+        let runNow: Bool = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.cancelAction = action
+                return false
+            case .cancelled: return true
+            default: return false
+            }
+        }
+        if runNow { action() }
+    }
+
+    /// Calls `observer` inline with the terminal outcome, at once if it already happened.
+    func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
+        let outcome: ContextOutcome? = state.withLock { state in
+            if state.outcome == nil { state.observers.append(observer) }
+            return state.outcome
+        }
+        if let outcome { observer(outcome) }
+    }
+
+    /// Whether an internal observer waits for the terminal outcome (for tests of chaining).
+    var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
+
+    /// Calls `observer` inline with the cached result when it is emitted (or at once).
+    func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {
+        let cached: (any Sendable)? = state.withLock { state in
+            if state.cached == nil, state.outcome == nil { state.cacheObservers.append(observer) }
+            return state.cached
+        }
+        if let cached { observer(cached) }
+    }
+
+    var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)? {
+        get { state.withLock { $0.resumeDataSource } }
+        set { state.withLock { $0.resumeDataSource = newValue } }
+    }
+
+    // MARK: Progress
+
+    /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
+    /// value does not move forward.
+    func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
+        let (observers, schedule) = state.withLock {
+            state -> ([@Sendable (TransferProgress, TransferDirection) -> Void], Bool) in
+            guard state.outcome == nil else { return ([], false) }
+            let last = direction == .upload ? state.lastUpload : state.lastDownload
+            if let last, !progress.isAhead(of: last) { return ([], false) }
+            let handlers: [@Sendable (TransferProgress) -> Void]
+            switch direction {
+            case .upload:
+                state.lastUpload = progress
+                handlers = state.uploadProgress
+            case .download:
+                state.lastDownload = progress
+                handlers = state.downloadProgress
+            }
+            // Enqueued under the lock on purpose: `finish` sets `outcome` under this lock before it
+            // enqueues the terminal handlers, so progress enqueued here always runs before them
+            // and none can be enqueued after.
+            var schedule = false
+            if !handlers.isEmpty {
+                schedule = Self.enqueue({ for handler in handlers { handler(progress) } }, in: &state)
+            }
+            return (state.progressObservers, schedule)
+        }
+        if schedule { queue.async { self.drain() } }
+        // Inline, on the emitting thread: a chained context gets the value before this context's
+        // outcome, which comes later from the same thread.
+        for observer in observers { observer(progress, direction) }
+    }
+
+    /// Whether anyone watches this context's progress: a handler, or a chained context.
+    var watchesProgress: Bool {
+        state.withLock { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
+    }
+
+    /// Makes `next` deliver this context's progress from now on, starting with the latest values.
+    func forwardProgress(to next: ContextCore) {
+        let latest = state.withLock { state -> [(TransferProgress, TransferDirection)] in
+            guard state.outcome == nil else { return [] }
+            state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
+            return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
+                .compactMap { $0 }
+        }
+        for (progress, direction) in latest { next.emitProgress(progress, for: direction) }
+    }
+
+    /// Forgets the last progress values, so the progress of a next stage (`flatMap`) that starts
+    /// again from zero is delivered.
+    func restartProgress() {
+        state.withLock { state in
+            state.lastUpload = nil
+            state.lastDownload = nil
+        }
+    }
+
+    func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection) {
+        let schedule: Bool = state.withLock { state in
+            guard state.outcome == nil else { return false }
+            let last: TransferProgress?
+            switch direction {
+            case .upload:
+                state.uploadProgress.append(handler)
+                last = state.lastUpload
+            case .download:
+                state.downloadProgress.append(handler)
+                last = state.lastDownload
+            }
+            // Under the lock for the same reason as in `emitProgress`.
+            guard let last else { return false }
+            return Self.enqueue({ handler(last) }, in: &state)
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+}
