@@ -290,7 +290,8 @@ final class ContextCore: Sendable {
         }
     }
 
-    func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection) {
+    func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection)
+    {
         let schedule: Bool = state.withLock { state in
             guard state.outcome == nil else { return false }
             let last: TransferProgress?

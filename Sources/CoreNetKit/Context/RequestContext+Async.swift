@@ -48,7 +48,11 @@ extension RequestContext {
                 }
             }
         } onCancel: {
-            if cancelOnTaskCancel { core.finish(.cancelled) } else { waiter.resume(.failure(BaseServerError.cancelled)) }
+            if cancelOnTaskCancel {
+                core.finish(.cancelled)
+            } else {
+                waiter.resume(.failure(BaseServerError.cancelled))
+            }
         }
         return Self.typed(model)
     }
