@@ -34,46 +34,40 @@ enum Deadline {
     /// request out; else it starts now. No task-local value carries that signal: binding one in
     /// the exchange's Task crashed release builds in `swift_task_localValuePush` once this code
     /// was specialised (Swift 6.3.1, Linux).
-    static func run<T: Sendable>(
+    static func run(
         timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
-        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
-    ) async throws -> T {
+        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+    ) async throws -> ReceivedResponse {
         let total = timeout.isFinite && timeout > 0 ? timeout : nil
         let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard total != nil || idle != nil else { return try await work(nil) }
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
-    private static func race<T: Sendable>(
+    private static func race(
         _ clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
-        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> T
-    ) async throws -> T {
+        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+    ) async throws -> ReceivedResponse {
         // The exchange runs as a Task of its own (with the caller's task-local values and
         // priority) and the timer is a callback the clock schedules, not a Task: they race for
-        // one outcome. When time is up the exchange is cancelled and the request ends in
-        // `timeout` as soon as the exchange has wound down (its partial download kept, its scratch
-        // files removed), or after a grace of two seconds on the same clock if the transport
-        // ignores the cancellation: no server holds a request much past its deadline, whatever the
-        // transport does.
-        let outcome = OneShot<T>()
-        let timer = ExchangeTimer(clock: clock, total: total, idle: idle) { timeout in
-            outcome.resume(.failure(timeout))
-        }
+        // one outcome, which the timer keeps (one object, one lock). When time is up the exchange
+        // is cancelled and the request ends in `timeout` as soon as the exchange has wound down
+        // (its partial download kept, its scratch files removed), or after a grace of two seconds
+        // on the same clock if the transport ignores the cancellation: no server holds a request
+        // much past its deadline, whatever the transport does.
+        let timer = ExchangeTimer(clock: clock, total: total, idle: idle)
         let exchange = Task {
             do {
-                let value = try await work(timer)
-                timer.stop()
-                outcome.resume(.success(value))
+                timer.exchangeEnded(.success(try await work(timer)))
             } catch {
-                timer.stop()
-                outcome.resume(.failure(timer.expired ?? error))
+                timer.exchangeEnded(.failure(error))
             }
         }
         timer.watch(exchange)
         if !startsWhenSent { timer.start() }
         defer { timer.stop() }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { outcome.set($0) }
+            try await withUnsafeThrowingContinuation { timer.wait($0) }
         } onCancel: {
             exchange.cancel()
         }
@@ -92,8 +86,11 @@ enum Deadline {
 /// The timer of one exchange: its total deadline, counted from ``start()``, and its idle timeout,
 /// counted from the last piece of the response (``touch()``). It wakes by a callback the clock
 /// schedules (``DeadlineWake``), looks at the time, and either sleeps again or expires: then it
-/// records the `timeout` and cancels the exchange's Task, and if the exchange has not stopped
-/// the timer a ``grace`` later (a transport that ignores cancellation), it calls `giveUp` once.
+/// records the `timeout` and cancels the exchange's Task, and if the exchange has not ended a
+/// ``grace`` later (a transport that ignores cancellation), it ends the wait with the `timeout`.
+///
+/// It is also the exchange's one-shot outcome: the first of ``exchangeEnded(_:)`` and the grace
+/// running out decides it, and ``wait(_:)`` hands it to the waiting caller.
 ///
 /// Not generic over the clock: it keeps its times as durations since it was made
 /// (``ExchangeTime``), so a request does not look up the metadata of a clock-generic timer and
@@ -108,27 +105,66 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         var expired: BaseServerError?
         var exchange: Task<Void, Never>?
         var wake: DeadlineWake?
+        /// The outcome once decided, until the waiter takes it; `decided` stays set.
+        var outcome: Result<ReceivedResponse, any Error>?
+        var decided = false
+        var waiter: UnsafeContinuation<ReceivedResponse, any Error>?
+
+        /// Decides the outcome (once): the continuation to resume with it, if the waiter is there.
+        mutating func decide(_ result: Result<ReceivedResponse, any Error>)
+            -> (UnsafeContinuation<ReceivedResponse, any Error>, Result<ReceivedResponse, any Error>)?
+        {
+            guard !decided else { return nil }
+            decided = true
+            guard let waiter else {
+                outcome = result
+                return nil
+            }
+            self.waiter = nil
+            return (waiter, result)
+        }
     }
     private let time: ExchangeTime
     private let total: TimeInterval?
     private let idle: TimeInterval?
-    private let giveUp: @Sendable (BaseServerError) -> Void
     private let state = Locked(State())
     /// How long an expired exchange may take to wind down before the request ends without it.
     static let grace = Duration.seconds(2)
 
-    init(
-        clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?,
-        giveUp: @escaping @Sendable (BaseServerError) -> Void
-    ) {
+    init(clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?) {
         self.time = ExchangeTime(clock)
         self.total = total
         self.idle = idle
-        self.giveUp = giveUp
     }
 
-    /// The `timeout` the exchange ended in, once the timer expired.
-    var expired: BaseServerError? { state.withLock { $0.expired } }
+    /// Hands the outcome to `waiter` once it is decided, at once if it is.
+    func wait(_ waiter: UnsafeContinuation<ReceivedResponse, any Error>) {
+        let outcome: Result<ReceivedResponse, any Error>? = state.withLock { state in
+            guard let outcome = state.outcome else {
+                state.waiter = waiter
+                return nil
+            }
+            state.outcome = nil
+            return outcome
+        }
+        if let outcome { waiter.resume(with: outcome) }
+    }
+
+    /// The exchange's Task returned `result`: the timer stops, and the outcome is decided unless
+    /// the grace already ran out. A failure after the timer expired is the `timeout`.
+    func exchangeEnded(_ result: Result<ReceivedResponse, any Error>) {
+        let (wake, resume) = state.withLock { state in
+            state.stopped = true
+            state.exchange = nil
+            let wake = state.wake
+            state.wake = nil
+            var result = result
+            if case .failure = result, let expired = state.expired { result = .failure(expired) }
+            return (wake, state.decide(result))
+        }
+        wake?.cancel()
+        if let (waiter, result) = resume { waiter.resume(with: result) }
+    }
 
     /// The Task the timer cancels when it expires (at once if it already has).
     func watch(_ exchange: Task<Void, Never>) {
@@ -201,14 +237,14 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         enum Action {
             case none
             case cancel(Task<Void, Never>?)
-            case giveUp(BaseServerError)
+            case giveUp(UnsafeContinuation<ReceivedResponse, any Error>, Result<ReceivedResponse, any Error>)
         }
         let action: Action = state.withLock { state in
             guard !state.stopped else { return .none }
             if let expired = state.expired {
                 // The grace passed and the exchange is still running: end without it.
                 state.wake = nil
-                return .giveUp(expired)
+                return state.decide(.failure(expired)).map { .giveUp($0, $1) } ?? .none
             }
             var timeout: BaseServerError?
             if let deadline = state.deadline, now >= deadline {
@@ -228,7 +264,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         switch action {
         case .none: break
         case .cancel(let exchange): exchange?.cancel()
-        case .giveUp(let timeout): giveUp(timeout)
+        case .giveUp(let waiter, let result): waiter.resume(with: result)
         }
     }
 }
