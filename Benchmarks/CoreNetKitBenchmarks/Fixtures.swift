@@ -76,7 +76,12 @@ func benchPageBytes() -> Data {
 }
 
 /// A configuration for benchmarks: its own pool, no logger, a background callback queue.
+///
+/// With `CORENETKIT_BENCH_NO_DEADLINE=1` in the environment the requests have no deadline
+/// (`timeout = .infinity`): a diagnostic run that shows what the deadline's Task costs.
 func benchConfiguration(transport: any Transport) -> NetworkConfiguration {
-    NetworkConfiguration(
+    var configuration = NetworkConfiguration(
         transport: transport, callbackQueue: DispatchQueue(label: "bench.callbacks"), taskPool: TaskPool())
+    if ProcessInfo.processInfo.environment["CORENETKIT_BENCH_NO_DEADLINE"] == "1" { configuration.timeout = .infinity }
+    return configuration
 }
