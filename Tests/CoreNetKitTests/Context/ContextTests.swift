@@ -144,6 +144,27 @@ import Testing
         #expect(profile.isCancelled)
     }
 
+    @Test func optionalAndExistentialModelsArriveAsTheyWereEmitted() async throws {
+        let optional = HandleRequestContext<Int?>(queue: queue)
+        let cached = HandleRequestContext<Int?>(queue: queue)
+        let existential = HandleRequestContext<any Sendable>(queue: queue)
+        let mapped = optional.map { $0.map { "value \($0)" } }
+        let cachedLog = Locked<[Int??]>([])
+        cached.onCacheSuccess { value in cachedLog.withLock { $0.append(value) } }
+
+        optional.emit(data: nil)
+        cached.emitCache(data: nil)
+        cached.emit(data: 7)
+        existential.emit(data: 42 as any Sendable)
+
+        #expect(try await optional.value == nil)
+        #expect(try await mapped.value == nil)
+        #expect(try await cached.value == 7)
+        #expect(try await existential.value as? Int == 42)
+        await drain(cached.queue)
+        #expect(cachedLog.withLock { $0 } == [.some(nil)])
+    }
+
     @Test func passiveContextObservesButCannotEndTheSource() async throws {
         let source = HandleRequestContext<Int>(queue: queue)
         let passive = PassiveRequestContext(source)

@@ -86,6 +86,29 @@ import Testing
         }
     }
 
+    @Test func requestWithTheIdOfOneInFlightOfAnotherModelTypeFailsAndLeavesItRunning() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let first = TestRequest<JSON>(configuration: configuration) { server.get("/hold/join-type", id: "typed") }
+                .perform()
+            try await server.waitForArrivals(at: "join-type", count: 1)
+            let other = TestRequest<String>(configuration: configuration) {
+                server.get("/hold/join-type", id: "typed")
+            }.perform()
+            let firstLog = EventLog(first)
+
+            await #expect {
+                _ = try await other.value
+            } throws: { error in
+                (error as? BaseServerError)?.code == .invalidRequest
+            }
+            #expect(configuration.taskPool.ids == ["typed"])
+            server.release("join-type")
+            #expect(try await firstLog.success() == ["gate": "join-type"])
+            #expect(server.hits(path: "/hold/join-type") == 1)
+        }
+    }
+
     @Test func cancellingOneJoinedContextLeavesTheOtherRunning() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
