@@ -153,6 +153,18 @@ public struct InterceptorChain: Sendable {
 
     private func run(_ request: ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
+        var index = index
+        // A standard stage with nothing to do for this request is passed over: it would only
+        // call `proceed`, and its frames are the cost (none are without monitors' stage times).
+        let passOvers = exchange.passOvers
+        if !passOvers.isEmpty {
+            let configuration = exchange.configuration
+            while index < interceptors.count, let passOver = passOvers[index],
+                passOver.passes(request, under: configuration)
+            {
+                index += 1
+            }
+        }
         guard index < interceptors.count else {
             return try await exchange.send(request)
         }

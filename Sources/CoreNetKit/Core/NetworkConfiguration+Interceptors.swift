@@ -51,6 +51,38 @@ extension NetworkConfiguration {
     }
 }
 
+/// When a standard stage has nothing to do for a request, so the chain may pass over it (it
+/// would only call `proceed`): each case states its stage's own first guard, for the settings
+/// and the request at hand. Decided per stage list when the list is set, not per request.
+enum StagePassOver: Sendable {
+    case retry
+    case preparators
+    case cache
+    case accessToken
+
+    /// The pass-over of `stage`; `nil` for a stage that always works (validation) or is not a
+    /// standard one.
+    init?(_ stage: any Interceptor) {
+        switch stage {
+        case is RetryInterceptor: self = .retry
+        case is PreparatorInterceptor: self = .preparators
+        case is CacheInterceptor: self = .cache
+        case is AccessTokenInterceptor: self = .accessToken
+        default: return nil
+        }
+    }
+
+    /// Whether the stage would hand `request` on unchanged under `configuration`.
+    func passes(_ request: ServerRequest, under configuration: NetworkConfiguration) -> Bool {
+        switch self {
+        case .retry: return request.retryPolicy == nil && configuration.retryPolicy == nil
+        case .preparators: return configuration.preparators.isEmpty
+        case .cache: return configuration.cacheAdapter == nil && request.cachePolicy != .cacheOnly
+        case .accessToken: return configuration.accessManager == nil || !request.requiresAuthorization
+        }
+    }
+}
+
 extension Array where Element == any Interceptor {
     /// Inserts `stage` right before the first stage of type `anchor`: the way to place a stage
     /// relative to a standard one.

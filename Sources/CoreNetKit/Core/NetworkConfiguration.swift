@@ -155,7 +155,12 @@ public struct NetworkConfiguration: Sendable {
     /// a feature is turned off by its setting, never by its stage's absence.
     public var interceptors: [any Interceptor] {
         get { storage.interceptors }
-        set { mutableStorage.interceptors = Self.withStandardStages(newValue) }
+        set {
+            let stages = Self.withStandardStages(newValue)
+            let storage = mutableStorage
+            storage.interceptors = stages
+            storage.passOvers = stages.map(StagePassOver.init)
+        }
     }
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
@@ -179,6 +184,9 @@ public struct NetworkConfiguration: Sendable {
         get { storage.cookieStorage }
         set { mutableStorage.cookieStorage = newValue }
     }
+
+    /// For each stage of ``interceptors``, when the chain may pass over it.
+    var stagePassOvers: [StagePassOver?] { storage.passOvers }
 
     /// The standard stages, from the outside in: validation and error mapping, retry, the
     /// preparators, the cache, the access token.
@@ -257,6 +265,8 @@ public struct NetworkConfiguration: Sendable {
         var clock: any NetworkClock
         var heuristicFreshness: HeuristicFreshness?
         var cookieStorage: HTTPCookieStorage?
+        /// For each of `interceptors`, when the chain may pass over it (`nil`: never).
+        var passOvers: [StagePassOver?]
 
         init(
             transport: any Transport,
@@ -302,6 +312,7 @@ public struct NetworkConfiguration: Sendable {
             self.clock = clock
             self.heuristicFreshness = heuristicFreshness
             self.cookieStorage = cookieStorage
+            self.passOvers = interceptors.map(StagePassOver.init)
         }
 
         func copy() -> Storage {

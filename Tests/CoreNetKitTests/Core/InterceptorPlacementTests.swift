@@ -68,6 +68,51 @@ import Testing
         }
     }
 
+    /// The chain passes over a standard stage with nothing to do, but decides on the request as
+    /// it reaches that stage: here a stage before the retry stage gives it a policy.
+    @Test func stageBeforeTheRetryStageCanGiveTheRequestARetryPolicy() async throws {
+        try await withTestServer { server in
+            let clock = ManualClock()
+            let configuration = testConfiguration {
+                $0.clock = clock
+                $0.interceptors.insert(
+                    RetryPolicyStage(policy: RetryPolicy(baseDelay: .seconds(1), jitter: { 1 })),
+                    before: RetryInterceptor.self)
+            }
+            #expect(configuration.retryPolicy == nil)
+            let task = Task {
+                try await TestRequest<FlakyReply>(configuration: configuration) {
+                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/flaky/pass-over?failures=1")
+                }.performAsync()
+            }
+
+            try await withTimeout(30, "the retry's wait") { await clock.waitForSleepers(1) }
+            clock.advance(by: .seconds(1))
+
+            #expect(try await task.value.attempt == 2)
+            #expect(server.hits(path: "/flaky/pass-over") == 2)
+        }
+    }
+
+    /// Without a cache adapter the cache stage has nothing to do, except refuse `cacheOnly`: the
+    /// chain must not pass over it then, nor send the request.
+    @Test func cacheOnlyWithoutACacheAdapterFailsWithoutSending() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            #expect(configuration.cacheAdapter == nil)
+
+            await #expect {
+                _ = try await TestRequest<JSON>(configuration: configuration) {
+                    ServerRequest(
+                        method: .get, baseUrl: server.baseURL, relativeUrl: "/users/1", cachePolicy: .cacheOnly)
+                }.performAsync()
+            } throws: { error in
+                (error as? BaseServerError)?.code == .cacheMiss
+            }
+            #expect(server.hits(path: "/users/1") == 0)
+        }
+    }
+
     @Test func stageBeforeTheCacheRunsOnACacheHitAndTheStageAfterItDoesNot() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
@@ -173,4 +218,15 @@ private final class StageNoteMonitor: NetworkEventMonitor {
     }
 
     func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) { finished.fire(()) }
+}
+
+/// Gives every request a retry policy of its own.
+private struct RetryPolicyStage: Interceptor {
+    let policy: RetryPolicy
+
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        var request = request
+        request.retryPolicy = policy
+        return try await next.proceed(request)
+    }
 }
