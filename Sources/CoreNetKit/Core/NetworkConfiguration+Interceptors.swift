@@ -75,7 +75,7 @@ enum StagePassOver: Sendable {
     /// Whether the stage would hand `request` on unchanged under `configuration`.
     func passes(_ request: ServerRequest, under configuration: NetworkConfiguration) -> Bool {
         switch self {
-        case .retry: return request.retryPolicy == nil && configuration.retryPolicy == nil
+        case .retry: return !request.hasRetryPolicy && configuration.retryPolicy == nil
         case .preparators: return configuration.preparators.isEmpty
         case .cache: return configuration.cacheAdapter == nil && request.cachePolicy != .cacheOnly
         case .accessToken: return configuration.accessManager == nil || !request.requiresAuthorization

@@ -61,7 +61,14 @@ public struct ServerRequest: Sendable {
     /// When and how often this request is sent again after a failure; `nil` (the default) uses
     /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
     /// retrying off for this request.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? {
+        get { retryBox?.policy }
+        set { retryBox = newValue.map(RetryPolicyBox.init) }
+    }
+    /// Out of line, like the resume data: most requests bring none, and a policy is 112 bytes.
+    private var retryBox: RetryPolicyBox?
+    /// Whether the request brings a retry policy of its own (without copying it out).
+    var hasRetryPolicy: Bool { retryBox != nil }
     /// Which attempt this is, from 1; the retry stage counts it up, and so may a stage of yours
     /// that sends the request again.
     public var attempt = 1
@@ -101,7 +108,7 @@ public struct ServerRequest: Sendable {
         self.requestId = requestId
         self.requiresAuthorization = requiresAuthorization
         self.downloadDestination = downloadDestination
-        self.retryPolicy = retryPolicy
+        self.retryBox = retryPolicy.map(RetryPolicyBox.init)
         self.keepsPartialDownload = keepsPartialDownload
         self.resumeData = resumeData
     }
@@ -111,4 +118,10 @@ public struct ServerRequest: Sendable {
 private final class ResumeDataBox: Sendable {
     let data: DownloadResumeData
     init(_ data: DownloadResumeData) { self.data = data }
+}
+
+/// A request's retry policy, kept out of line (see ``ServerRequest/retryPolicy``).
+private final class RetryPolicyBox: Sendable {
+    let policy: RetryPolicy
+    init(_ policy: RetryPolicy) { self.policy = policy }
 }
