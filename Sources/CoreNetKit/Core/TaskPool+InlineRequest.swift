@@ -6,30 +6,26 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 /// The TaskPool entry of a request that runs in its caller's Task
-/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. A `Locked`
-/// state, so registering such a request costs one allocation.
-typealias InlineRequest = Locked<InlineTask>
+/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. The entry and
+/// its `Locked` state are the two allocations registering such a request costs.
+final class InlineRequest: PoolMember {
+    private let state = Locked(InlineTask())
+
+    func attach(_ current: UnsafeCurrentTask?) {
+        state.withLock { $0.task = current }
+    }
+
+    func detach() {
+        state.withLock { $0.task = nil }
+    }
+
+    func cancelAll() {
+        state.withLock { $0.task?.cancel() }
+    }
+}
 
 /// The Task of an InlineRequest while it runs.
 struct InlineTask {
     // safe to hold: the task is used only under the lock, and detached before the Task returns
     var task: UnsafeCurrentTask?
-}
-
-extension Locked: PoolMember where Value == InlineTask {
-    convenience init() {
-        self.init(InlineTask())
-    }
-
-    func attach(_ current: UnsafeCurrentTask?) {
-        withLock { $0.task = current }
-    }
-
-    func detach() {
-        withLock { $0.task = nil }
-    }
-
-    func cancelAll() {
-        withLock { $0.task?.cancel() }
-    }
 }

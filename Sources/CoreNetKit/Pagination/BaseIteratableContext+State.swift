@@ -113,7 +113,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
 
     /// Drops the page in flight if `waiter` is waiting for it; `nil` otherwise.
     mutating func abandon(awaitedBy waiter: OneShot<Page?>) -> Abandoned? {
-        guard waiters.contains(where: { $0 === waiter }) else { return nil }
+        guard waiters.contains(where: { $0.isSame(as: waiter) }) else { return nil }
         return abandon()
     }
 

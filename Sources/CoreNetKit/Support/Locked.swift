@@ -16,11 +16,12 @@ import Darwin
 
 /// A value guarded by a lock: the only place the library keeps shared mutable state.
 ///
-/// One allocation: the value and the lock live in the same buffer (an `NSLock` would be a
-/// second object per lock, and contexts, transfers and pool members each have one). The closure
-/// passed to ``withLock(_:)`` must be short and synchronous and must not call out to user code.
-final class Locked<Value>: @unchecked Sendable {
-    // safe: `value` is read and written only between `lock()` and `unlock()` of `storage`'s lock
+/// One allocation: a reference to a buffer that holds the value and the lock (an `NSLock`, or a
+/// class around the buffer, would be a second object per lock, and contexts, transfers and pool
+/// members each have one). Copies share the buffer. The closure passed to ``withLock(_:)`` must
+/// be short and synchronous and must not call out to user code.
+struct Locked<Value>: @unchecked Sendable {
+    // safe: the value is read and written only between `lock()` and `unlock()` of `storage`'s lock
     private let storage: Storage
 
     init(_ value: Value) {
@@ -30,6 +31,11 @@ final class Locked<Value>: @unchecked Sendable {
     @inline(__always)
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try storage.withLockedValue(body)
+    }
+
+    /// Whether `other` is this lock (a copy of it), not just one holding an equal value.
+    func isSame(as other: Locked) -> Bool {
+        storage === other.storage
     }
 
     private final class Storage: ManagedBuffer<Value, PlatformLock> {

@@ -35,7 +35,7 @@ protocol OneShotStorage {
 
 extension Locked where Value: OneShotStorage {
     /// An empty one-shot waiter.
-    convenience init() {
+    init() {
         self.init(Value())
     }
 
