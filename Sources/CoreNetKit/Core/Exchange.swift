@@ -95,12 +95,17 @@ final class Exchange: Sendable {
             ) { [self] activity in
                 // A transport that queues requests tells the deadline when it sends this one.
                 let sentBy = startsWhenSent ? activity : nil
-                return try await exchange(sending, for: request, activity: activity, sentBy: sentBy) { statusCode in
-                    guard let monitoring = self.monitoring else { return }
-                    let head = MonitoredResponse(
-                        statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
-                    monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
+                // Made only for a streamed body that monitors watch: a closure is an allocation.
+                var streamStarted: (@Sendable (Int) -> Void)?
+                if request.responseBodyStream != nil, let monitoring {
+                    streamStarted = { statusCode in
+                        let head = MonitoredResponse(
+                            statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
+                        monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
+                    }
                 }
+                return try await exchange(
+                    sending, for: request, activity: activity, sentBy: sentBy, streamStarted: streamStarted)
             }
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
@@ -134,19 +139,20 @@ final class Exchange: Sendable {
     }
 
     /// Sends `transportRequest` and reads its body, within the request's deadline;
-    /// `streamStarted` hears the status when a 2xx body starts going to a streaming reader, and
+    /// `streamStarted` (if any) hears the status when a 2xx body starts going to a streaming
+    /// reader, and
     /// `sentBy` (the deadline of a transport that queues requests) when the request is sent.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
         sentBy: (any ExchangeActivity)?,
-        streamStarted: @escaping @Sendable (Int) -> Void
+        streamStarted: (@Sendable (Int) -> Void)?
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
             // The request's own transfer, when its progress has anywhere to go (asked once: without
             // a sink a chunk costs no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? $0 : nil } ?? progressWatch, activity: activity,
-            streamStarted: request.responseBodyStream != nil ? streamStarted : nil)
+            streamStarted: streamStarted)
         var transportRequest = transportRequest
         if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }
         if let transfer {
