@@ -14,7 +14,7 @@ import Testing
 
 /// Limits, timing, triggers, opting out and redirects of the token refresh: behaviours 6, 7, 9
 /// and 10 of issue 4, against the loopback server.
-@Suite struct AccessSafeRequestManagerLimitTests {
+@Suite(.timeLimit(.minutes(3))) struct AccessSafeRequestManagerLimitTests {
     @Test func sixthRefreshWithinThirtySecondsFailsWithExcessiveRefreshUntilTheWindowHasPassed() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server)

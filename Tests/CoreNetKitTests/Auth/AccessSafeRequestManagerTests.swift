@@ -14,7 +14,7 @@ import Testing
 
 /// The refresh itself: one for many rejections, waiting, replaying, failing. Behaviours 1–5 of
 /// issue 4; each test runs against its own loopback server.
-@Suite struct AccessSafeRequestManagerTests {
+@Suite(.timeLimit(.minutes(3))) struct AccessSafeRequestManagerTests {
     @Test func fiftyRejectedRequestsShareOneRefreshAndAreAllReplayedWithTheNewToken() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server)

@@ -18,7 +18,7 @@ import FoundationNetworking
 
 /// The parts of the token refresh on their own: preparator, trigger, tokens, the decision state
 /// and the session-expiry rule. Pure logic, no I/O, except where a test says so.
-@Suite struct AuthPartsTests {
+@Suite(.timeLimit(.minutes(3))) struct AuthPartsTests {
     private func request(headers: [String: String] = [:]) -> ServerRequest {
         ServerRequest(method: .get, baseUrl: URL(string: "http://api.invalid")!, headers: headers)
     }

@@ -13,7 +13,7 @@ import Testing
 
 /// FileTokenStore on its own: the file, the refresh lock, its lease. Two store objects on one
 /// file compete for the lock as two processes would (`flock` locks belong to open files).
-@Suite struct FileTokenStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct FileTokenStoreTests {
     private let tokens = AuthTokens(accessToken: "a-1", refreshToken: "r-1", expiresAt: Date(timeIntervalSince1970: 5))
 
     @Test func savedTokensAreReadBackFromAnOwnerOnlyFileWithNoTemporaryFileLeft() async throws {

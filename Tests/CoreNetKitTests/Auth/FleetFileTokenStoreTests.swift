@@ -14,7 +14,7 @@ import Testing
 
 /// Issue 22: real child processes, each with its own manager, share one FileTokenStore and make
 /// one refresh for the fleet against rotating refresh tokens that revoke the family on reuse.
-@Suite(.serialized) struct FleetFileTokenStoreTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FleetFileTokenStoreTests {
     @Test func eightProcessesWithAnExpiredTokenMakeOneRefreshAndAll200RequestsSucceed() async throws {
         try await withTestServer { server in
             try await withTokenFolder { folder in

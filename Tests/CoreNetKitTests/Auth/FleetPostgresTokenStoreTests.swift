@@ -17,7 +17,7 @@ import Testing
 /// Issue 22 with PostgresTokenStore (the `Postgres` trait), against a real PostgreSQL server:
 /// `.ci/run` starts one. They run whenever the trait is on, and fail with a clear message when no
 /// server answers (they never skip: a trait that is on is tested).
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct FleetPostgresTokenStoreTests {
     @Test func eightProcessesWithAnExpiredTokenMakeOneRefreshAndAll200RequestsSucceed() async throws {
         try await withTestServer { server in

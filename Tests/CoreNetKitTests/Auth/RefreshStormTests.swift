@@ -15,7 +15,7 @@ import Testing
 /// A 401 storm: many requests sent with one expired token make one refresh, also when some of
 /// their 401s reach the token stage only after that refresh finished. Runs on the suite's
 /// transport (URLSession, or AsyncHTTPClient with the trait), 20 times in a row.
-@Suite(.serialized) struct RefreshStormTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RefreshStormTests {
     @Test(arguments: 1...20)
     func fiftyRequestsSentWithOneExpiredTokenMakeOneRefreshAlsoWhenHalfTheir401sAreReadAfterIt(run: Int)
         async throws

@@ -14,7 +14,7 @@ import Testing
 
 /// `onSessionExpired` is the one signal for every way a session ends, once per ending, with the
 /// reason in the error's code.
-@Suite struct SessionEndTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionEndTests {
     @Test func refusingAnExcessiveRefreshEndsTheSessionOnceForAllRefusedRequests() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server, options: { $0.maxRefreshes = 1 })

@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The ``CacheAdapter`` contract, pinned on both shipped adapters over real directories.
-@Suite struct CacheAdapterTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheAdapterTests {
     private func key(_ index: Int) -> CacheKey {
         CacheKey(method: .get, url: URL(string: "https://api.example.com/items/\(index)?page=\(index % 7)")!)
     }

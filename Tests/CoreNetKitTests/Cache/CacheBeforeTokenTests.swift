@@ -13,7 +13,7 @@ import Testing
 
 /// The cache stage runs before the access-token stage: a cached answer never waits for a
 /// token or a refresh, and a refresh that cannot reach the server falls back to the cache.
-@Suite struct CacheBeforeTokenTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheBeforeTokenTests {
     @Test func firstCacheThenRefreshDeliversTheCachedModelWhileATokenRefreshIsHeld() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in

@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Freshness arithmetic and `Cache-Control` parsing, without I/O.
-@Suite struct CacheFreshnessTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheFreshnessTests {
     private let stored = Date(timeIntervalSince1970: 1_767_225_600)
 
     private func entry(_ headers: HTTPHeaders) -> CachedResponse {

@@ -18,7 +18,7 @@ import FoundationNetworking
 #endif
 
 /// Keys, Vary digests and the SHA-256 they rest on: pure logic.
-@Suite struct CacheKeyTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheKeyTests {
     @Test func sha256MatchesTheFIPSTestVectors() {
         #expect(CoreNetKit.SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(CoreNetKit.SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

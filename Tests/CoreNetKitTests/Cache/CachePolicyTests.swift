@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The four cache policies against the loopback server, through the real transport.
-@Suite struct CachePolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct CachePolicyTests {
     @Test func firstCacheThenRefreshDeliversTheCachedModelThenTheServersInThatOrder() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in

@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// What is stored and under which key: HTTP's rules on the real server.
-@Suite struct CacheStorageRulesTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheStorageRulesTests {
     @Test func noStoreResponseIsNeverCached() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in

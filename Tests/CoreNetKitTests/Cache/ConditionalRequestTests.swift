@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// ETag / Last-Modified revalidation with `304 Not Modified`.
-@Suite struct ConditionalRequestTests {
+@Suite(.timeLimit(.minutes(3))) struct ConditionalRequestTests {
     @Test func notModifiedDeliversTheCachedModelThoughTheBodyWasEmpty() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in

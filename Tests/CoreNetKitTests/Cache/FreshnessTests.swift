@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// HTTP freshness (RFC 9111) against the loopback server, with a manual clock.
-@Suite struct FreshnessTests {
+@Suite(.timeLimit(.minutes(3))) struct FreshnessTests {
     @Test(arguments: AdapterKind.allCases)
     func freshEntryAnswersWithoutReachingTheServer(_ kind: AdapterKind) async throws {
         try await withTemporaryDirectory { directory in
@@ -318,7 +318,7 @@ import Testing
 }
 
 /// What monitors see of freshness.
-@Suite struct FreshnessMonitoringTests {
+@Suite(.timeLimit(.minutes(3))) struct FreshnessMonitoringTests {
     @Test func freshAnswerGoesStartCacheHitDecodeFinishWithoutSending() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in

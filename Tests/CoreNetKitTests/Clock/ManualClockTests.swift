@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The manual clock the tests drive time with: pure logic, no I/O.
-@Suite struct ManualClockTests {
+@Suite(.timeLimit(.minutes(3))) struct ManualClockTests {
     @Test func advancingResumesOnlyTheSleepersWhoseDeadlineHasCome() async throws {
         let clock = ManualClock()
         let woke = Locked<[Int]>([])

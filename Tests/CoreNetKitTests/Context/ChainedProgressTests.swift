@@ -14,7 +14,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Upload and download progress through `map` and `flatMap` contexts.
-@Suite struct ChainedProgressTests {
+@Suite(.timeLimit(.minutes(3))) struct ChainedProgressTests {
     private func progress(_ completed: Int64, of total: Int64) -> TransferProgress {
         TransferProgress(completedBytes: completed, totalBytes: total)
     }

@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Pure context logic: no I/O.
-@Suite struct ContextTests {
+@Suite(.timeLimit(.minutes(3))) struct ContextTests {
     let queue = DispatchQueue(label: "tests.context")
 
     @Test func onlyTheFirstTerminalEventIsDelivered() async throws {

@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The one Dispatch timer that keeps the deadlines of requests on the system clock.
-@Suite struct DeadlineSchedulerTests {
+@Suite(.timeLimit(.minutes(3))) struct DeadlineSchedulerTests {
     /// Records the order in which targets are woken.
     final class Recorder: Sendable {
         let woken = Locked<[Int]>([])

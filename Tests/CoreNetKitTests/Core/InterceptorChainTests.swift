@@ -13,7 +13,7 @@ import Testing
 
 /// Users' interceptors in the chain: what they see, what they may change, in which order they
 /// run, and how cancellation reaches them.
-@Suite struct InterceptorChainTests {
+@Suite(.timeLimit(.minutes(3))) struct InterceptorChainTests {
     @Test func userInterceptorAddsAHeaderTheServerReceives() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration {

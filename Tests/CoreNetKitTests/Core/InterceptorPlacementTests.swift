@@ -13,7 +13,7 @@ import Testing
 
 /// Where a stage runs relative to the standard ones, that the settings stay the one source of
 /// truth for the standard stages, and that a user's stage reaches what the standard ones use.
-@Suite struct InterceptorPlacementTests {
+@Suite(.timeLimit(.minutes(3))) struct InterceptorPlacementTests {
     @Test func stageInsertedBeforeOrAfterANamedStandardStageRunsThere() {
         var configuration = NetworkConfiguration()
 

@@ -12,7 +12,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct TaskPoolTests {
+@Suite(.timeLimit(.minutes(3))) struct TaskPoolTests {
     @Test func cancelMidFlightDeliversNeitherSuccessNorErrorAndEmptiesThePool() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()

@@ -107,7 +107,7 @@ private enum Readme {
     }
 }
 
-@Suite struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeExampleTests {
     private let callbacks = DispatchQueue(label: "readme.callbacks")
 
     @Test func serverRequestInitializerLabelsBuildTheDescribedRequest() async throws {

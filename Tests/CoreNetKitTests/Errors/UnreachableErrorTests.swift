@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Which errors mean "the server cannot be reached": what lets the cache answer offline.
-@Suite struct UnreachableErrorTests {
+@Suite(.timeLimit(.minutes(3))) struct UnreachableErrorTests {
     @Test(arguments: [
         BaseServerError.Code.noInternetConnection, .cannotConnect, .connectionLost, .timeout,
     ])

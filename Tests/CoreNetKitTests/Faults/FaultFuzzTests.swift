@@ -92,7 +92,7 @@ struct ResponseMutator {
     }
 }
 
-@Suite struct FaultFuzzTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultFuzzTests {
     static let cases = 1_000
 
     @Test(.timeLimit(.minutes(5)))

@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The same fault ends in the same code and message on both transports (the suite runs on each).
-@Suite struct FaultMappingTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultMappingTests {
     @Test(arguments: [
         (FaultServer.Fault.drop, BaseServerError.Code.connectionLost),
         (.reset, .connectionLost),

@@ -48,7 +48,7 @@ final class SoakLedger: Sendable {
     var all: [Counts] { counts.withLock { $0 } }
 }
 
-@Suite struct FaultSoakTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultSoakTests {
     static let requests = 2_000
     static let concurrency = 32
 

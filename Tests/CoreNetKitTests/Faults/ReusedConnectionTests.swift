@@ -14,7 +14,7 @@ import Testing
 
 /// A kept-alive connection the server drops while the client reuses it, and status lines that
 /// are not HTTP, end the same way on both transports (the suite runs on each).
-@Suite struct ReusedConnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct ReusedConnectionTests {
     /// A transport of its own that reuses one connection per host.
     #if AsyncHTTPClient
     static func transport() -> any Transport { AsyncHTTPClientTransport() }

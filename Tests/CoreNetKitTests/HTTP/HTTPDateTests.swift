@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// HTTP dates in the three forms RFC 9110 names; pure logic.
-@Suite struct HTTPDateTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPDateTests {
     @Test func imfFixdateIsReadToTheSecond() {
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
         #expect(HTTPDate.parse("Thu, 29 Feb 2024 23:59:60 GMT") == Date(timeIntervalSince1970: 1_709_251_200))

@@ -21,7 +21,7 @@ import FoundationNetworking
 /// `X-Echo-<Name>` response headers — never gets a secret the client sent into a log entry, its
 /// headers, its body or a monitor's event. Every secret below starts with `sEcReT`. The suite
 /// runs on each transport.
-@Suite struct EchoedSecretTests {
+@Suite(.timeLimit(.minutes(3))) struct EchoedSecretTests {
     static func requests(_ base: URL, answer: String) -> [ServerRequest] {
         var form = MultipartData()
         form.append("sEcReT-m1", name: "password")

@@ -18,7 +18,7 @@ import Testing
 
 /// What ``LoggingEventMonitor`` writes through swift-log, read back from swift-log's own
 /// in-memory handler.
-@Suite struct LoggingEventMonitorTests {
+@Suite(.timeLimit(.minutes(3))) struct LoggingEventMonitorTests {
     @Test func successfulRequestLogsRequestResponseAndFinishAtDebug() async throws {
         try await withTestServer { server in
             let log = MonitorLog()

@@ -16,7 +16,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct NetworkLoggerTests {
+@Suite(.timeLimit(.minutes(3))) struct NetworkLoggerTests {
     @Test func loggerWritesOneLinePerRequestAndResponseAndNeverAToken() async throws {
         try await withTestServer { server in
             let lines = Locked<[String]>([])

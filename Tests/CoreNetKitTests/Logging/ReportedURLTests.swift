@@ -29,7 +29,7 @@ import Tracing
 /// Every report of a request's URL — log entries, the cURL line, monitors, errors — shows the URL
 /// that was sent: the base URL's path, the relative URL's query, the `.query` parameters and the
 /// preparators' query items, secrets redacted. The suite runs on each transport.
-@Suite struct ReportedURLTests {
+@Suite(.timeLimit(.minutes(3))) struct ReportedURLTests {
     /// A request with a base that has a path, a relative URL with a query, `.query` parameters
     /// (one of them a secret) and a preparator that adds a query item.
     static func configuredRequest(_ server: TestServer, _ configuration: NetworkConfiguration) -> TestRequest<Echo> {

@@ -12,7 +12,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct SecretRedactionTests {
+@Suite(.timeLimit(.minutes(3))) struct SecretRedactionTests {
     /// Every secret below starts with `sEcReT`; none may reach a logger.
     static func requests(_ base: URL) -> [ServerRequest] {
         var form = MultipartData()

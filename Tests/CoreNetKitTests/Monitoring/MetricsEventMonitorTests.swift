@@ -16,7 +16,7 @@ import Testing
 @testable import CoreNetKit
 
 /// What ``MetricsEventMonitor`` records, read back from swift-metrics' own test backend.
-@Suite struct MetricsEventMonitorTests {
+@Suite(.timeLimit(.minutes(3))) struct MetricsEventMonitorTests {
     @Test func successfulRequestRecordsItsDurationCountBodySizeAndActiveRequests() async throws {
         try await withTestServer { server in
             let metrics = MonitorMetrics()

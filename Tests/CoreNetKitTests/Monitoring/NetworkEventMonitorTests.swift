@@ -19,7 +19,7 @@ import FoundationNetworking
 
 /// The events monitors see, in the order ``NetworkEventMonitor`` documents, for the main paths a
 /// request can take.
-@Suite struct NetworkEventMonitorTests {
+@Suite(.timeLimit(.minutes(3))) struct NetworkEventMonitorTests {
     @Test func successGoesStartPrepareSendReceiveDecodeFinish() async throws {
         try await withTestServer { server in
             let monitor = RecordingMonitor()

@@ -12,7 +12,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct MultipartEncodingTests {
+@Suite(.timeLimit(.minutes(3))) struct MultipartEncodingTests {
     @Test func boundaryThatOccursInAPartIsReplacedByAnotherOne() throws {
         let boundaries = Locked(["CoreNetKit-taken", "CoreNetKit-free"])
         var form = MultipartData()

@@ -14,7 +14,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct MultipartUploadTests {
+@Suite(.timeLimit(.minutes(3))) struct MultipartUploadTests {
     @Test func fieldsAndThreeFilesRoundTripByteExact() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in

@@ -18,7 +18,7 @@ import Testing
 
 /// Bodies streamed both ways through ``CoreNetKitClientTransport/send(_:body:baseURL:operationID:)``,
 /// called as a generated client calls it, against the loopback server.
-@Suite struct CoreNetKitClientTransportStreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct CoreNetKitClientTransportStreamingTests {
     @Test func sendReturnsBeforeTheResponseBodyEndsAndItsChunksArriveAsTheyCome() async throws {
         try await withTestServer { server in
             try await withTimeout(60, "a streamed download") {

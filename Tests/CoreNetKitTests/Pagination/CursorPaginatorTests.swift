@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// `CursorPaginator` against the loopback server's `/feed` (posts 50...1, newest first).
-@Suite struct CursorPaginatorTests {
+@Suite(.timeLimit(.minutes(3))) struct CursorPaginatorTests {
     @Test func noPostIsSkippedOrRepeatedWhenTheServerInsertsPostsAtTheTopBetweenPages() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()

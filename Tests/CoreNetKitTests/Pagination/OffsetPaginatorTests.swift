@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// `OffsetPaginator` against the loopback server's `/paged-items`.
-@Suite struct OffsetPaginatorTests {
+@Suite(.timeLimit(.minutes(3))) struct OffsetPaginatorTests {
     @Test(arguments: [true, false])
     func ninetyFiveItemsComeInPagesOf20_20_20_20_15AndPagingStopsAfterTheLast(serverSendsTotal: Bool) async throws {
         try await withTestServer { server in

@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The `pages` async sequence of paginators, against the loopback server.
-@Suite struct PagesSequenceTests {
+@Suite(.timeLimit(.minutes(3))) struct PagesSequenceTests {
     @Test func pagesYieldsEveryPageOnceAndEndsAfterTheLast() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()

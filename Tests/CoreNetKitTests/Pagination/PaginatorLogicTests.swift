@@ -13,7 +13,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Pure paginator logic: page contexts fed by the test, no I/O.
-@Suite struct PaginatorLogicTests {
+@Suite(.timeLimit(.minutes(3))) struct PaginatorLogicTests {
     let queue = DispatchQueue(label: "tests.paging")
 
     /// An offset paginator over integers whose page contexts the test feeds by hand.
@@ -157,7 +157,7 @@ import Testing
     }
 }
 
-@Suite struct CursorHistoryTests {
+@Suite(.timeLimit(.minutes(3))) struct CursorHistoryTests {
     @Test func aCursorGivenTwiceInARunIsARepeatButTheSamePageReadAgainIsNot() {
         var history = CursorHistory()
         history.restart(at: nil)

@@ -12,7 +12,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct RequestEncodingTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestEncodingTests {
     @Test func reservedCharactersSpacesAndEmojiInQueryValuesRoundTripThroughTheServer() async throws {
         try await withTestServer { server in
             let values = ["a&b", "c=d", "e+f", "g?h", "i/j", "k l", "emoji 🙂🚀", "100%"]

@@ -11,7 +11,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct URLBuilderTests {
+@Suite(.timeLimit(.minutes(3))) struct URLBuilderTests {
     let base = URL(string: "http://api.example.com/v1")!
 
     @Test(arguments: [

@@ -17,7 +17,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct ResponseMappingTests {
+@Suite(.timeLimit(.minutes(3))) struct ResponseMappingTests {
     @Test func getMapsTheBodyToModelsUnderAKeyPath() async throws {
         try await withTestServer { server in
             let request = TestRequest<[User]>(configuration: testConfiguration(), keyPath: "items") {

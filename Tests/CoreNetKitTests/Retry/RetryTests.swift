@@ -13,7 +13,7 @@ import Testing
 
 /// The retry stage against the loopback server, on a manual clock: nothing here waits for real
 /// time to pass.
-@Suite struct RetryTests {
+@Suite(.timeLimit(.minutes(3))) struct RetryTests {
     @Test func twoFailuresThenSuccessTakesThreeAttemptsWithExponentialDelays() async throws {
         try await withTestServer { server in
             let fixture = RetryFixture(policy: RetryPolicy(baseDelay: .seconds(1), jitter: { 1 }))

@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// Line splitting and Server-Sent Events parsing as plain values, without I/O.
-@Suite struct EventStreamParsingTests {
+@Suite(.timeLimit(.minutes(3))) struct EventStreamParsingTests {
     /// Feeds `text` to a fresh parser in chunks of `size` bytes and returns the events.
     private func events(_ text: String, chunk size: Int) throws -> [ServerSentEvent] {
         var splitter = LineSplitter(breaks: .eventStream, maximumLineLength: 1 << 20)

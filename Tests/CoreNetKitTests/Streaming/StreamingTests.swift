@@ -14,7 +14,7 @@ import Testing
 
 /// Streamed responses read by service code, against the loopback server, on the suite's transport
 /// (URLSession, or AsyncHTTPClient with the trait).
-@Suite struct StreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamingTests {
     /// The event `/events/sse` sends as number `index` (see `EventScript`), as a reader must get it.
     static func expectedEvent(_ index: Int) -> ServerSentEvent {
         var data = "event \(index)\nline two of \(index)"

@@ -17,7 +17,7 @@ import Tracing
 
 /// The spans ``TracingInterceptor`` records, read back from swift-distributed-tracing's in-memory
 /// tracer, and the trace context the loopback server receives.
-@Suite struct TracingInterceptorTests {
+@Suite(.timeLimit(.minutes(3))) struct TracingInterceptorTests {
     @Test func requestIsOneClientSpanWhoseTraceparentReachesTheServer() async throws {
         try await withTestServer { server in
             let tracer = W3CTestTracer()

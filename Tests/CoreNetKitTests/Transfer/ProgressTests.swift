@@ -21,7 +21,7 @@ struct ManualInstant: InstantProtocol {
     static func < (lhs: ManualInstant, rhs: ManualInstant) -> Bool { lhs.offset < rhs.offset }
 }
 
-@Suite struct ProgressThrottleTests {
+@Suite(.timeLimit(.minutes(3))) struct ProgressThrottleTests {
     @Test func deliversAtMostOneValuePerThirtiethOfASecond() {
         var throttle = ProgressThrottle<ManualInstant>()
         let start = ManualInstant(offset: .zero)
@@ -83,7 +83,7 @@ struct ManualInstant: InstantProtocol {
     }
 }
 
-@Suite struct ProgressDeliveryTests {
+@Suite(.timeLimit(.minutes(3))) struct ProgressDeliveryTests {
     @Test func progressEmittedConcurrentlyWithSuccessNeverArrivesAfterIt() async throws {
         for round in 0..<50 {
             let queue = DispatchQueue(label: "tests.progress.\(round)")

@@ -11,7 +11,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The transfer's state machine on its own: events in, actions out, no files and no server.
-@Suite struct RequestTransferStateTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestTransferStateTests {
     private let scratch = URL(fileURLWithPath: "/tmp/.file.part")
     private let destination = URL(fileURLWithPath: "/tmp/file")
     private let later = WallInstant(Date(timeIntervalSinceReferenceDate: 10))

@@ -12,7 +12,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The state of a streamed response body, driven by hand: no transport, no server.
-@Suite struct ResponseBodyStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct ResponseBodyStreamTests {
     private let request = ServerRequest(method: .get, baseUrl: URL(string: "http://example.invalid")!)
 
     @Test func twoXXHeadIsAnsweredAtOnceAndItsChunksFollowInOrder() async throws {

@@ -14,7 +14,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct ResumableDownloadTests {
+@Suite(.timeLimit(.minutes(3))) struct ResumableDownloadTests {
     @Test func cancelledFiftyMegabyteDownloadResumesFromItsBytesToTheServersSHA256() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in

@@ -19,7 +19,7 @@ import FoundationNetworking
 /// Cookies behave the same on both transports: none are kept unless the configuration names a
 /// ``NetworkConfiguration/cookieStorage``; then they are matched as RFC 6265 says. The suite runs
 /// on each transport.
-@Suite(.serialized) struct CookieTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CookieTests {
     /// An empty storage of its own for one test (FoundationNetworking keeps it in a file named
     /// after `name`, so each test empties it first).
     static func storage(_ name: String) -> HTTPCookieStorage {

@@ -63,7 +63,7 @@ final class ByteCounter: @unchecked Sendable {  // safe: `bytes` is touched only
     }
 }
 
-@Suite struct CustomTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct CustomTransportTests {
     @Test func theArticlesCountingTransportSeesEveryBodyByteTheModelWasDecodedFrom() async throws {
         try await withFaultServer { faults in
             let counter = ByteCounter()

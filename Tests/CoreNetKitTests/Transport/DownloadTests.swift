@@ -13,7 +13,7 @@ import Testing
 
 @testable import CoreNetKit
 
-@Suite struct DownloadTests {
+@Suite(.timeLimit(.minutes(3))) struct DownloadTests {
     @Test func fiftyMegabyteDownloadToAFileMatchesTheServersSHA256() async throws {
         try await withScratchDirectory { directory in
             try await withTestServer { server in

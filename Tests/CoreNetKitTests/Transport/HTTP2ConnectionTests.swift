@@ -15,7 +15,7 @@ import Testing
 
 /// HTTP/2 through AsyncHTTPClientTransport: ALPN picks it over TLS, and concurrent requests to
 /// one host are streams of one connection.
-@Suite struct HTTP2ConnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTP2ConnectionTests {
     @Test func concurrentRequestsToOneHostShareOneHTTP2Connection() async throws {
         try await withTLSTestServer(testPKI.valid) { server in
             let transport = try trustTransport(try trustingTestAuthority())

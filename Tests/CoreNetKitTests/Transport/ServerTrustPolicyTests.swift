@@ -14,7 +14,7 @@ import Testing
 @testable import CoreNetKit
 
 /// The trust policy as a value: building it, reading PEM, and matching pins against chains.
-@Suite struct ServerTrustPolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerTrustPolicyTests {
     @Test func pemTextYieldsTheDERCertificates() throws {
         let pem = "intro text\n" + testPKI.authorityPEM + "\n" + TestCertificates.pem(testPKI.valid.leaf)
 

@@ -17,7 +17,7 @@ import Testing
 /// AsyncHTTPClient with the trait): what a trusted chain, an unknown CA, an expired certificate
 /// and a name mismatch end in. On Linux's URLSession the trusted chain needs the test CA in the
 /// CA bundle libcurl reads: see ``SystemTrustStore``.
-@Suite struct ServerTrustTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerTrustTests {
     @Test(.enabled(if: canVerifyTestChain, "URLSession on Linux needs the test CA in libcurl's CA bundle (.ci/run)"))
     func validChainSucceedsOverHTTP1() async throws {
         try await withTLSTestServer(testPKI.valid, http2: false) { server in
@@ -135,7 +135,7 @@ import Testing
 
 /// The per-host trust settings through the transport under test: extra CAs and pins, or on
 /// Linux's URLSession, the refusal to take them.
-@Suite struct CustomServerTrustTests {
+@Suite(.timeLimit(.minutes(3))) struct CustomServerTrustTests {
     #if AsyncHTTPClient || !canImport(FoundationNetworking)
     @Test func extraTrustedAuthorityIsAcceptedForItsHost() async throws {
         try await withTLSTestServer(testPKI.valid) { server in

@@ -15,7 +15,7 @@ import Testing
 /// transport, against servers that are slow, silent, lying or huge (the raw fault server).
 /// Where the library's own timer decides, the test advances a manual clock once the fault is
 /// under way; the real-time bounds are only there so a hang fails instead of blocking the run.
-@Suite("Transport boundary: deadline and budget")
+@Suite("Transport boundary: deadline and budget", .timeLimit(.minutes(3)))
 struct TransportBoundaryTests {
     /// Sends `fault` with a manual clock and `timeout`, waits until `ready` says the fault is
     /// under way and the deadline's timer sleeps, advances the clock by `advance` and returns the

@@ -17,7 +17,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct TransportUploadProgressTests {
+@Suite(.timeLimit(.minutes(3))) struct TransportUploadProgressTests {
     @Test func inMemoryBodyReportsSeveralMonotonicProgressValuesEndingAtTheTotal() async throws {
         try await withTestServer { server in
             let body = Data(repeating: 0x61, count: 9 * 1024 * 1024)
@@ -47,7 +47,7 @@ import FoundationNetworking
     }
 }
 
-@Suite struct URLSessionConnectionLimitTests {
+@Suite(.timeLimit(.minutes(3))) struct URLSessionConnectionLimitTests {
     @Test func requestQueuedBehindABusyConnectionDoesNotTimeOutWhileWaiting() async throws {
         try await withTestServer { server in
             try await withFaultServer { faults in
@@ -81,7 +81,7 @@ extension Result {
     }
 }
 
-@Suite struct TransportRedirectCancelTests {
+@Suite(.timeLimit(.minutes(3))) struct TransportRedirectCancelTests {
     /// FoundationNetworking aborts with "Received callback for HTTP redirection, but we're not
     /// waiting for it" when a task is cancelled while its redirect callback is pending; the
     /// transport serialises the two.

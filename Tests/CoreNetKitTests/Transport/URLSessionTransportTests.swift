@@ -16,7 +16,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct URLSessionTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct URLSessionTransportTests {
     @Test func serverSlowerThanTheTimeoutEndsInTimeout() async throws {
         try await withTestServer { server in
             let request = TestRequest<JSON>(configuration: testConfiguration()) {
@@ -110,7 +110,7 @@ import FoundationNetworking
     }
 }
 
-@Suite struct StubTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct StubTransportTests {
     @Test func stubAnswersWithCannedBodyAndStatus() async throws {
         let configuration = testConfiguration(
             transport: StubTransport.json(#"{"items": [{"id": 7, "name": "N", "email": "e"}]}"#))
