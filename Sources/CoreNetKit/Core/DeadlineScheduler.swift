@@ -1,0 +1,170 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+
+/// A scheduled wake of an ``ExchangeTimer``: on the system clock an entry of the shared
+/// ``DeadlineScheduler``, on a ``ManualClock`` one of its request-deadline sleepers (counted by
+/// its ``ManualClock/requestDeadlineCount``), on any other clock a Task sleeping on it.
+enum DeadlineWake: Sendable {
+    case system(UInt64)
+    case manual(ManualClock, Int)
+    case task(Task<Void, Never>)
+
+    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `wait`
+    /// has passed on `clock` (at once when it is not positive).
+    static func schedule(on clock: any NetworkClock, after wait: Duration, _ target: any DeadlineTarget)
+        -> DeadlineWake
+    {
+        if clock is SystemClock {
+            // The shared timer keeps the system clock's time (Dispatch's uptime).
+            return .system(DeadlineScheduler.shared.schedule(after: wait, target))
+        }
+        if let manual = clock as? ManualClock {
+            let instant = manual.now.advanced(by: wait)
+            return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
+        }
+        return .task(
+            Task {
+                do {
+                    try await clock.pause(for: wait)
+                } catch {
+                    return
+                }
+                target.deadlineReached()
+            })
+    }
+
+    func cancel() {
+        switch self {
+        case .system(let id): DeadlineScheduler.shared.cancel(id)
+        case .manual(let clock, let id): clock.cancelRequestDeadline(id)
+        case .task(let task): task.cancel()
+        }
+    }
+}
+
+/// What a ``DeadlineWake`` wakes.
+protocol DeadlineTarget: AnyObject, Sendable {
+    /// The time it was scheduled for has come (perhaps a little early: it looks at its clock).
+    func deadlineReached()
+}
+
+/// One Dispatch timer for the deadlines of every request on the system clock, so a request
+/// schedules its deadline without a Task or a timer of its own: an entry in a min-heap, armed
+/// on the earliest, removed when the request ends.
+final class DeadlineScheduler: @unchecked Sendable {
+    // @unchecked: `timer` is set once in `init` and then only rescheduled under `state`'s lock
+    // (`dispatch_source_set_timer` is thread-safe); everything else is in `state`.
+    static let shared = DeadlineScheduler()
+
+    private struct Entry {
+        let due: ContinuousClock.Instant
+        let id: UInt64
+    }
+    private struct State {
+        /// A min-heap by `due`; entries whose target left stay until they come up (or a compaction).
+        var heap: [Entry] = []
+        var targets: [UInt64: any DeadlineTarget] = [:]
+        var nextId: UInt64 = 0
+        var armedAt: ContinuousClock.Instant?
+    }
+    private let state = Locked(State())
+    /// The clock of every request scheduled here: deadlines are kept and compared on it; Dispatch
+    /// is only told how long to wait.
+    private let clock = SystemClock()
+    private let timer: any DispatchSourceTimer
+
+    /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
+    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.targets.count, $0.heap.count) } }
+
+    init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "CoreNetKit.deadlines"))
+        timer.setEventHandler { [weak self] in self?.fireDue() }
+        timer.activate()
+    }
+
+    /// Schedules `target` `delay` from now (at most a day ahead: a target woken early looks at
+    /// its clock and schedules again); returns the entry's id for ``cancel(_:)``.
+    func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
+        let now = clock.now
+        let due = now + min(max(delay, .zero), .seconds(86_400))
+        return state.withLock { state in
+            state.nextId += 1
+            let id = state.nextId
+            state.targets[id] = target
+            Self.push(Entry(due: due, id: id), into: &state.heap)
+            if state.armedAt.map({ due < $0 }) ?? true { arm(&state, at: due, now: now) }
+            return id
+        }
+    }
+
+    /// Forgets an entry that has not fired.
+    func cancel(_ id: UInt64) {
+        state.withLock { state in
+            guard state.targets.removeValue(forKey: id) != nil else { return }
+            if state.heap.count > 2 * state.targets.count + 1024 {
+                let targets = state.targets
+                state.heap.removeAll { targets[$0.id] == nil }
+                state.heap.sort { $0.due < $1.due }  // a sorted array is a min-heap
+            }
+        }
+    }
+
+    private func fireDue() {
+        let now = clock.now
+        let due: [any DeadlineTarget] = state.withLock { state in
+            var due: [any DeadlineTarget] = []
+            while let first = state.heap.first, first.due <= now {
+                Self.popFirst(from: &state.heap)
+                if let target = state.targets.removeValue(forKey: first.id) { due.append(target) }
+            }
+            state.armedAt = nil
+            if let next = state.heap.first { arm(&state, at: next.due, now: now) }
+            return due
+        }
+        for target in due { target.deadlineReached() }
+    }
+
+    private func arm(_ state: inout State, at due: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+        state.armedAt = due
+        let (seconds, attoseconds) = max(now.duration(to: due), .zero).components
+        let nanoseconds = Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        // A relative wait: a wake that comes early finds nothing due and re-arms on the clock.
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))
+    }
+
+    private static func push(_ entry: Entry, into heap: inout [Entry]) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func popFirst(from heap: inout [Entry]) {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
+            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
