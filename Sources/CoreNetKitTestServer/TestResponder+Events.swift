@@ -16,7 +16,8 @@ extension TestResponder {
 
     /// `GET /events/sse?count=N` — Server-Sent Events `1...N` as ``EventScript/event(_:)`` writes
     /// them, after a byte order mark. `Last-Event-ID: k` starts after event `k` (each value seen is
-    /// counted at gate `"last-event-id:k"`). `dropAfter=M` drops the connection after event `M`;
+    /// counted at gate `"last-event-id:k"`). `dropAfter=M` drops the connection after event `M`
+    /// (with `cutInside=1`, after event `M + 1` without the empty line that ends it);
     /// `silentAfter=M&gate=G` goes silent after event `M` until gate `G` opens; with `key=K`, a
     /// write that fails (the client closed the connection) is counted at gate `"closed:K"`; `protected=1`
     /// answers `401` unless the request carries the current access token; `failFirst=KEY` answers
@@ -27,6 +28,7 @@ extension TestResponder {
         let count = try query.int("count", default: 10, in: 1...1_000_000)
         let dropAfter = try query.int("dropAfter", default: 0, in: 0...1_000_000)
         let silentAfter = try query.int("silentAfter", default: 0, in: 0...1_000_000)
+        let cutInside = try query.bool("cutInside", default: false)
         let gate = query["gate"]
         if try query.bool("protected", default: false), let rejection = self.rejection(unlessAuthorized: request) {
             return rejection
@@ -58,6 +60,13 @@ extension TestResponder {
                 while index <= count {
                     try await pieces.write(EventScript.event(index), to: &writer)
                     if index == dropAfter {
+                        if cutInside, index < count {
+                            // Bytes, not `Character`s: a `CRLF` is one `Character`.
+                            let next = Array(EventScript.event(index + 1).utf8)
+                            let crlf = next.last == UInt8(ascii: "\n") && next.dropLast().last == UInt8(ascii: "\r")
+                            let cut = next.dropLast(crlf ? 2 : 1)
+                            try await pieces.write(String(decoding: cut, as: UTF8.self), to: &writer)
+                        }
                         try await pieces.flush(to: &writer)
                         throw StreamDropped()
                     }

@@ -41,11 +41,19 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// `id` (ignored when it holds `NUL`) and `retry` (digits only, in milliseconds); a line starting
 /// with `:` is a comment; an empty line dispatches the event, unless it has no data; a field name
 /// that is none of these is ignored. An event that the stream's end cuts off is dropped.
+///
+/// An `id` field fills the last event ID *buffer*; it becomes ``lastEventId``, the value a
+/// reconnection sends as `Last-Event-ID`, only when an empty line ends the event (even one without
+/// data, as the standard says). So a connection cut between an event's `id` and its end asks again
+/// for that event instead of skipping it.
 struct ServerSentEventParser {
     private var eventType = ""
     private var data = ""
     private var hasData = false
-    /// The last event ID, kept across events and reconnections.
+    /// The ID the event being read carries so far: the last `id` field seen.
+    private var idBuffer: String?
+    /// The last event ID of the stream, set when an event ends: kept across events and
+    /// reconnections, and sent as `Last-Event-ID` on reconnection.
     private(set) var lastEventId: String?
     /// The reconnection time, kept across events and reconnections.
     private(set) var retry: Duration?
@@ -53,6 +61,7 @@ struct ServerSentEventParser {
     private var atStart = true
 
     init(lastEventId: String? = nil, retry: Duration? = nil) {
+        self.idBuffer = lastEventId
         self.lastEventId = lastEventId
         self.retry = retry
     }
@@ -84,7 +93,7 @@ struct ServerSentEventParser {
             data.append(contentsOf: value)
             hasData = true
         case "id":
-            if !value.contains("\u{0}") { lastEventId = String(value) }
+            if !value.contains("\u{0}") { idBuffer = String(value) }
         case "retry":
             if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(value) {
                 retry = .milliseconds(milliseconds)
@@ -95,12 +104,13 @@ struct ServerSentEventParser {
         return nil
     }
 
-    /// Starts a new connection's stream: the event being read is dropped, the last event ID and
-    /// the reconnection time stay.
+    /// Starts a new connection's stream: the event being read is dropped with the ID it carried;
+    /// the last event ID and the reconnection time stay.
     mutating func reconnected() {
         eventType = ""
         data = ""
         hasData = false
+        idBuffer = lastEventId
         atStart = true
     }
 
@@ -110,6 +120,7 @@ struct ServerSentEventParser {
             data = ""
             hasData = false
         }
+        lastEventId = idBuffer
         guard hasData else { return nil }
         return ServerSentEvent(
             event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventId, retry: retry)

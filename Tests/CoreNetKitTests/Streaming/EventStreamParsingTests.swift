@@ -72,6 +72,25 @@ import Testing
         #expect(parsed.isEmpty)
     }
 
+    @Test func anIDBecomesTheLastEventIDOnlyWhenItsEventEnds() {
+        var parser = ServerSentEventParser()
+        for line in ["id: 1", "data: a"] { #expect(parser.read(line: line) == nil) }
+        #expect(parser.read(line: "") == ServerSentEvent(data: "a", id: "1"))
+
+        // A connection cut after event 2's `id` but before its end: a reconnection asks after 1,
+        // and event 2's ID does not stick to the next connection's first event.
+        for line in ["id: 2", "data: b"] { #expect(parser.read(line: line) == nil) }
+        #expect(parser.lastEventId == "1")
+        parser.reconnected()
+        #expect(parser.read(line: "data: c") == nil)
+        #expect(parser.read(line: "") == ServerSentEvent(data: "c", id: "1"))
+
+        // An event without data is not dispatched, but its end still sets the last event ID.
+        #expect(parser.read(line: "id: 9") == nil)
+        #expect(parser.read(line: "") == nil)
+        #expect(parser.lastEventId == "9")
+    }
+
     @Test func jsonLinesSplitAtLFAndCRLFAndKeepALastLineWithoutABreak() throws {
         var splitter = LineSplitter(breaks: .lineFeed, maximumLineLength: 100)
 

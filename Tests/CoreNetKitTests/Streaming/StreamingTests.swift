@@ -144,7 +144,29 @@ import Testing
 
             #expect(received == (1...1000).map(Self.expectedEvent))
             #expect(server.arrivals(at: "last-event-id:500") == 1)
+            #if AsyncHTTPClient
+            // AsyncHTTPClient may lose the bytes it read but had not yet handed on when the
+            // connection fails (see `lostTailBeforeADrop`), so the reconnection may ask from an
+            // earlier event and meet the drop once more; each event still arrives once.
+            #expect(server.hits(path: "/events/sse") >= 2)
+            #else
             #expect(server.hits(path: "/events/sse") == 2)
+            #endif
+        }
+    }
+
+    @Test func aConnectionCutInsideAnEventAsksForThatEventAgainAndDeliversItOnce() async throws {
+        try await withTestServer { server in
+            var received: [ServerSentEvent] = []
+
+            // The first connection carries event 6's `id` and data but not the empty line that
+            // ends it: the reconnection must ask after event 5, not 6.
+            let stream = events(server, "count=20&dropAfter=5&cutInside=1")
+            for try await event in stream.events(reconnecting: .automatic) { received.append(event) }
+
+            #expect(received == (1...20).map(Self.expectedEvent))
+            #expect(server.arrivals(at: "last-event-id:5") == 1)
+            #expect(server.arrivals(at: "last-event-id:6") == 0)
         }
     }
 
@@ -199,14 +221,19 @@ import Testing
 
     @Test func withoutReconnectionADroppedConnectionEndsTheLoopWithConnectionLost() async throws {
         try await withTestServer { server in
-            var received = 0
+            var received: [ServerSentEvent] = []
 
             let error = await #expect(throws: BaseServerError.self) {
-                for try await _ in events(server, "count=1000&dropAfter=300").events { received += 1 }
+                for try await event in events(server, "count=1000&dropAfter=300").events { received.append(event) }
             }
 
             #expect(error?.code == .connectionLost)
-            #expect(received == 300)
+            #expect(received == (1...received.count).map(Self.expectedEvent))
+            #if AsyncHTTPClient
+            #expect(received.count <= 300, "\(lostTailBeforeADrop)")
+            #else
+            #expect(received.count == 300)
+            #endif
         }
     }
 
@@ -336,6 +363,12 @@ import Testing
 
 /// Waits (bounded) until `pool` is empty: a loop that breaks out drops its request without
 /// waiting for it to wind down.
+/// Why a test expects fewer events before a dropped connection on AsyncHTTPClient: when the
+/// peer closes, SwiftNIO reads what is left on the socket at once, and AsyncHTTPClient (1.37)
+/// fails the request without handing on the body parts its reader had not asked for yet.
+let lostTailBeforeADrop =
+    "AsyncHTTPClient drops body bytes it read but had not handed on when the connection fails"
+
 func waitUntilEmpty(_ pool: TaskPool) async throws {
     try await withTimeout(30, "the pool to empty") {
         while !pool.isEmpty, !Task.isCancelled { await Task.yield() }
