@@ -16,7 +16,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     public var data: String
     /// The last event ID of the stream when this event was dispatched: the last `id:` field seen
     /// so far (in this event or an earlier one), `nil` before any. It is what a reconnection sends
-    /// as `Last-Event-ID`.
+    /// as `Last-Event-ID` (nothing when it is empty: an empty `id:` field resets it).
     public var id: String?
     /// The reconnection time the stream set with a `retry:` field, if any so far.
     public var retry: Duration?
@@ -102,6 +102,13 @@ struct ServerSentEventParser {
             break
         }
         return nil
+    }
+
+    /// The `Last-Event-ID` a reconnection sends: none before the first ID, nor after an empty `id`
+    /// field reset it (the standard sends the header only for a non-empty last event ID).
+    var reconnectionLastEventId: String? {
+        guard let lastEventId, !lastEventId.isEmpty else { return nil }
+        return lastEventId
     }
 
     /// Starts a new connection's stream: the event being read is dropped with the ID it carried;

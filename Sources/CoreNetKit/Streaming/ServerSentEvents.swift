@@ -126,7 +126,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             }
             parser.reconnected()
             var next = stream
-            if let id = parser.lastEventId { next = stream.adding(header: "Last-Event-ID", value: id) }
+            if let id = parser.reconnectionLastEventId { next = stream.adding(header: "Last-Event-ID", value: id) }
             lines = ResponseLines(stream: next, breaks: .eventStream).makeAsyncIterator()
         }
 

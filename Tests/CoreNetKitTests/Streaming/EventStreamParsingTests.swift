@@ -89,6 +89,13 @@ import Testing
         #expect(parser.read(line: "id: 9") == nil)
         #expect(parser.read(line: "") == nil)
         #expect(parser.lastEventId == "9")
+        #expect(parser.reconnectionLastEventId == "9")
+
+        // An empty `id` resets it: a reconnection then sends no `Last-Event-ID` at all.
+        for line in ["id", "data: d"] { #expect(parser.read(line: line) == nil) }
+        #expect(parser.read(line: "") == ServerSentEvent(data: "d", id: ""))
+        #expect(parser.lastEventId == "")
+        #expect(parser.reconnectionLastEventId == nil)
     }
 
     @Test func jsonLinesSplitAtLFAndCRLFAndKeepALastLineWithoutABreak() throws {
