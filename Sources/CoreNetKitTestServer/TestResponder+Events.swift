@@ -14,7 +14,7 @@ extension TestResponder {
     /// The sizes the stream routes cut their bodies into, in turn.
     static let irregularChunkSizes = [1, 3, 7, 64, 2, 500, 13, 1024, 5, 300]
 
-    /// `GET /events/sse?count=N` — Server-Sent Events `1...N` as ``EventScript/event(_:)`` writes
+    /// `GET /events/sse?count=N` — Server-Sent Events `1...N` as ``EventScript/event(_:ended:)`` writes
     /// them, after a byte order mark. `Last-Event-ID: k` starts after event `k` (each value seen is
     /// counted at gate `"last-event-id:k"`). `dropAfter=M` drops the connection after event `M`
     /// (with `cutInside=1`, after event `M + 1` without the empty line that ends it);
@@ -61,11 +61,7 @@ extension TestResponder {
                     try await pieces.write(EventScript.event(index), to: &writer)
                     if index == dropAfter {
                         if cutInside, index < count {
-                            // Bytes, not `Character`s: a `CRLF` is one `Character`.
-                            let next = Array(EventScript.event(index + 1).utf8)
-                            let crlf = next.last == UInt8(ascii: "\n") && next.dropLast().last == UInt8(ascii: "\r")
-                            let cut = next.dropLast(crlf ? 2 : 1)
-                            try await pieces.write(String(decoding: cut, as: UTF8.self), to: &writer)
+                            try await pieces.write(EventScript.event(index + 1, ended: false), to: &writer)
                         }
                         try await pieces.flush(to: &writer)
                         throw StreamDropped()
@@ -134,8 +130,9 @@ public enum EventScript {
     /// Event `index`: a comment before every 7th; `id:` with a space for odd `index`, without for
     /// even; `event: tick` for every 3rd; two `data` lines (`event i` and `line two of i`) and a
     /// third, `  indented i` with its leading space kept, for every 5th; `retry: 5` in event 1;
-    /// lines end in `CRLF`, `LF` or `CR` as `index % 3` is 0, 1 or 2.
-    public static func event(_ index: Int) -> String {
+    /// lines end in `CRLF`, `LF` or `CR` as `index % 3` is 0, 1 or 2. Without `ended`, the empty
+    /// line that ends the event is left out.
+    public static func event(_ index: Int, ended: Bool = true) -> String {
         let end = ["\r\n", "\n", "\r"][index % 3]
         var text = ""
         if index % 7 == 0 { text += ": keep-alive \(index)" + end }
@@ -145,7 +142,7 @@ public enum EventScript {
         text += "data:line two of \(index)" + end
         if index % 5 == 0 { text += "data:  indented \(index)" + end }
         if index == 1 { text += "retry: 5" + end }
-        return text + end
+        return ended ? text + end : text
     }
 }
 
