@@ -21,6 +21,11 @@ protocol ExchangeActivity: Sendable {
     func waitingForReader()
     /// The reader took what waited; the silence counts again from now.
     func readerCaughtUp()
+    /// For an exchange run in the caller's Task (``TransportRequest``'s `deadline`): `cancel`
+    /// ends the exchange at once (the transport closes the connection) and runs when the
+    /// deadline passes, at once if it has passed. The transport gives it when it starts the
+    /// exchange, once.
+    func cancelsWith(_ cancel: @escaping @Sendable () -> Void)
 }
 
 /// The one deadline of an exchange, kept by the pipeline on the configuration's clock: a total
@@ -36,12 +41,38 @@ enum Deadline {
     /// was specialised (Swift 6.3.1, Linux).
     static func run(
         timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
+        inCallersTask: Bool = false,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
         let total = timeout.isFinite && timeout > 0 ? timeout : nil
         let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard total != nil || idle != nil else { return try await work(nil) }
+        if inCallersTask {
+            return try await runInCallersTask(
+                clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
+        }
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
+    }
+
+    /// Runs `work` right here, for a transport that hands the timer an action that cancels the
+    /// exchange (``ExchangeActivity/cancelsWith(_:)``: URLSession's task, closed at once) or that
+    /// answers without waiting (a canned StubTransport): no Task, no continuation, no hop. When
+    /// time is up the timer runs that action, the transport fails at once, and the failure is the
+    /// `timeout`. A transport that can only be cancelled through its Task goes through
+    /// ``race(_:total:idle:startsWhenSent:_:)`` instead, which also bounds a transport that
+    /// ignores the cancellation.
+    private static func runInCallersTask(
+        _ clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
+        _ work: @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+    ) async throws -> ReceivedResponse {
+        let timer = ExchangeTimer(clock: clock, total: total, idle: idle, inCallersTask: true)
+        if !startsWhenSent { timer.start() }
+        defer { timer.stop() }
+        do {
+            return try await work(timer)
+        } catch {
+            throw timer.expiry ?? error
+        }
     }
 
     private static func race(
@@ -109,6 +140,8 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         var outcome: Result<ReceivedResponse, any Error>?
         var decided = false
         var waiter: UnsafeContinuation<ReceivedResponse, any Error>?
+        /// What ends an exchange run in the caller's Task, once its transport gave it.
+        var cancel: (@Sendable () -> Void)?
 
         /// Decides the outcome (once): the continuation to resume with it, if the waiter is there.
         mutating func decide(_ result: Result<ReceivedResponse, any Error>)
@@ -127,14 +160,31 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
     private let time: ExchangeTime
     private let total: TimeInterval?
     private let idle: TimeInterval?
+    /// Whether the exchange runs in the caller's Task (``Deadline``'s `runInCallersTask`): then
+    /// expiry runs the transport's cancel action, and there is no Task to cancel, no outcome to
+    /// hand over and no grace.
+    private let inCallersTask: Bool
     private let state = Locked(State())
     /// How long an expired exchange may take to wind down before the request ends without it.
     static let grace = Duration.seconds(2)
 
-    init(clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?) {
+    init(clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, inCallersTask: Bool = false) {
         self.time = ExchangeTime(clock)
         self.total = total
         self.idle = idle
+        self.inCallersTask = inCallersTask
+    }
+
+    /// The `timeout` once the timer expired; `nil` before.
+    var expiry: BaseServerError? { state.withLock { $0.expired } }
+
+    func cancelsWith(_ cancel: @escaping @Sendable () -> Void) {
+        let cancelNow: Bool = state.withLock { state in
+            guard state.expired == nil else { return !state.stopped }
+            if !state.stopped { state.cancel = cancel }
+            return false
+        }
+        if cancelNow { cancel() }
     }
 
     /// Hands the outcome to `waiter` once it is decided, at once if it is.
@@ -196,6 +246,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         let wake: DeadlineWake? = state.withLock { state in
             state.stopped = true
             state.exchange = nil
+            state.cancel = nil
             defer { state.wake = nil }
             return state.wake
         }
@@ -237,6 +288,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
         enum Action {
             case none
             case cancel(Task<Void, Never>?)
+            case cancelInCallersTask((@Sendable () -> Void)?)
             case giveUp(UnsafeContinuation<ReceivedResponse, any Error>, Result<ReceivedResponse, any Error>)
         }
         let action: Action = state.withLock { state in
@@ -258,12 +310,18 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
                 return .none
             }
             state.expired = timeout
+            if inCallersTask {
+                state.wake = nil
+                defer { state.cancel = nil }
+                return .cancelInCallersTask(state.cancel)
+            }
             state.wake = DeadlineWake.schedule(on: time.clock, after: Self.grace, self)
             return .cancel(state.exchange)
         }
         switch action {
         case .none: break
         case .cancel(let exchange): exchange?.cancel()
+        case .cancelInCallersTask(let cancel): cancel?()
         case .giveUp(let waiter, let result): waiter.resume(with: result)
         }
     }

@@ -89,9 +89,17 @@ final class Exchange: Sendable {
         let start = clock.now
         let sending = transportRequest
         do {
-            let startsWhenSent = (configuration.transport as? URLSessionTransport)?.queuesRequests == true
+            let traits = configuration.transportTraits
+            let startsWhenSent = traits.queuesRequests
+            // In the caller's Task when the transport can be cancelled without its own Task and
+            // nothing else in the exchange waits on someone (a file transfer, a streamed body
+            // read or sent).
+            let inCallersTask =
+                traits.runsInCallersTask && transfer == nil && request.responseBodyStream == nil
+                && !sending.body.isStream
             let received = try await Deadline.run(
-                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock, startsWhenSent: startsWhenSent
+                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock, startsWhenSent: startsWhenSent,
+                inCallersTask: inCallersTask
             ) { [self] activity in
                 // A transport that queues requests tells the deadline when it sends this one.
                 let sentBy = startsWhenSent ? activity : nil
@@ -105,7 +113,8 @@ final class Exchange: Sendable {
                     }
                 }
                 return try await exchange(
-                    sending, for: request, activity: activity, sentBy: sentBy, streamStarted: streamStarted)
+                    sending, for: request, activity: activity, sentBy: sentBy,
+                    cancelledBy: inCallersTask ? activity : nil, streamStarted: streamStarted)
             }
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
@@ -140,11 +149,11 @@ final class Exchange: Sendable {
 
     /// Sends `transportRequest` and reads its body, within the request's deadline;
     /// `streamStarted` (if any) hears the status when a 2xx body starts going to a streaming
-    /// reader, and
-    /// `sentBy` (the deadline of a transport that queues requests) when the request is sent.
+    /// reader, `sentBy` (the deadline of a transport that queues requests) when the request is
+    /// sent, and `cancelledBy` (the deadline of an exchange in the caller's Task) how to cancel it.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
-        sentBy: (any ExchangeActivity)?,
+        sentBy: (any ExchangeActivity)?, cancelledBy: (any ExchangeActivity)?,
         streamStarted: (@Sendable (Int) -> Void)?
     ) async throws -> ReceivedResponse {
         let reader = BodyReader(
@@ -155,6 +164,7 @@ final class Exchange: Sendable {
             streamStarted: streamStarted)
         var transportRequest = transportRequest
         if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }
+        transportRequest.deadline = cancelledBy
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)

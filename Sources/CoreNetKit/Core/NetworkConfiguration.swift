@@ -42,6 +42,9 @@ public struct NetworkConfiguration: Sendable {
         get { storage.transport }
         set { mutableStorage.transport = newValue }
     }
+
+    /// What the pipeline needs to know of ``transport``, found when it was set.
+    var transportTraits: TransportTraits { storage.transportTraits }
     /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
     public var preparators: [any RequestPreparator] {
         get { storage.preparators }
@@ -244,7 +247,11 @@ public struct NetworkConfiguration: Sendable {
     private final class Storage: @unchecked Sendable {
         // safe: a Storage is changed only through `mutableStorage`, when the one configuration
         // value holding it is its only owner; shared storage is only read.
-        var transport: any Transport
+        var transport: any Transport {
+            didSet { transportTraits = TransportTraits(transport) }
+        }
+        /// What the pipeline needs to know of `transport`.
+        private(set) var transportTraits: TransportTraits
         var preparators: [any RequestPreparator]
         var validators: [any ResponseValidator]
         var errorMappers: [any ErrorMapperAdapter]
@@ -292,6 +299,7 @@ public struct NetworkConfiguration: Sendable {
             cookieStorage: HTTPCookieStorage?
         ) {
             self.transport = transport
+            self.transportTraits = TransportTraits(transport)
             self.preparators = preparators
             self.validators = validators
             self.errorMappers = errorMappers

@@ -26,6 +26,9 @@ public struct StubTransport: Transport {
     private let latency: Duration
     private let clock: any NetworkClock
     private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
+    /// Whether it answers without waiting (a canned answer, no latency): then no deadline can
+    /// pass while it works, and the pipeline runs it in the caller's Task (``TransportTraits``).
+    let answersAtOnce: Bool
 
     /// Creates a stub that answers every request with `respond`, after `latency`.
     public init(
@@ -33,16 +36,24 @@ public struct StubTransport: Transport {
         clock: any NetworkClock = SystemClock(),
         _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
     ) {
+        self.init(latency: latency, clock: clock, answersAtOnce: false, respond)
+    }
+
+    private init(
+        latency: Duration, clock: any NetworkClock, answersAtOnce: Bool,
+        _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
+    ) {
         self.latency = latency
         self.clock = clock
         self.respond = respond
+        self.answersAtOnce = answersAtOnce && latency <= .zero
     }
 
     /// A stub that answers every request with `status`, `body` and `headers`.
     public static func response(
         status: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:], latency: Duration = .zero
     ) -> StubTransport {
-        StubTransport(latency: latency) { request in
+        StubTransport(latency: latency, clock: SystemClock(), answersAtOnce: true) { request in
             TransportResponse(statusCode: status, headers: headers, body: body, url: request.url)
         }
     }
@@ -56,7 +67,7 @@ public struct StubTransport: Transport {
 
     /// A stub that fails every request with `error` (for example `URLError(.notConnectedToInternet)`).
     public static func failing(with error: any Error, latency: Duration = .zero) -> StubTransport {
-        StubTransport(latency: latency) { _ in throw error }
+        StubTransport(latency: latency, clock: SystemClock(), answersAtOnce: true) { _ in throw error }
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {

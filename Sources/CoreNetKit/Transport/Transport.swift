@@ -60,6 +60,10 @@ public struct TransportRequest: Sendable {
     /// (``URLSessionTransport`` with a per-host limit): the transport calls it when the request
     /// leaves its queue, and the deadline starts then.
     var beingSent: (@Sendable () -> Void)?
+    /// Set by the pipeline when the exchange runs in the caller's Task (a transport that
+    /// ``TransportTraits`` says can be cancelled without its Task): the transport gives it the
+    /// action that ends the exchange, which runs when the request's deadline passes.
+    var deadline: (any ExchangeActivity)?
 
     /// Creates a transport request.
     public init(
@@ -143,5 +147,31 @@ public struct TransportResponse: Sendable {
             length >= 0
         else { return nil }
         return length
+    }
+}
+
+/// What the pipeline needs to know of a transport, found once when a configuration is given
+/// it rather than by a cast on every request.
+struct TransportTraits: Sendable {
+    /// Requests may wait in the transport before they are sent (``URLSessionTransport`` with a
+    /// per-host limit): the deadline starts when one is sent.
+    let queuesRequests: Bool
+    /// The exchange can run in the caller's Task: the transport hands the deadline an action
+    /// that cancels it (``URLSessionTransport``) or answers without waiting (a canned
+    /// ``StubTransport``). Any other transport is cancelled through a Task of its own, with a
+    /// grace for one that ignores it.
+    let runsInCallersTask: Bool
+
+    init(_ transport: any Transport) {
+        if let urlSession = transport as? URLSessionTransport {
+            queuesRequests = urlSession.queuesRequests
+            runsInCallersTask = true
+        } else if let stub = transport as? StubTransport {
+            queuesRequests = false
+            runsInCallersTask = stub.answersAtOnce
+        } else {
+            queuesRequests = false
+            runsInCallersTask = false
+        }
     }
 }

@@ -244,6 +244,7 @@ public final class URLSessionTransport: Transport {
                     request: request, continuation: continuation, gate: box.gate, bufferLimit: bufferLimit,
                     completed: completed)
                 delegate.register(state, for: task.taskIdentifier)
+                request.deadline?.cancelsWith { box.gate.cancel(box.task) }
                 if Task.isCancelled {
                     box.gate.cancel(task)
                 }
