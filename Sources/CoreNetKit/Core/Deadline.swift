@@ -41,16 +41,10 @@ enum Deadline {
     /// was specialised (Swift 6.3.1, Linux).
     static func run(
         timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
-        inCallersTask: Bool = false,
         _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
-        let total = timeout.isFinite && timeout > 0 ? timeout : nil
-        let idle = idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+        let (total, idle) = limits(timeout: timeout, idle: idle)
         guard total != nil || idle != nil else { return try await work(nil) }
-        if inCallersTask {
-            return try await runInCallersTask(
-                clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
-        }
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
@@ -59,12 +53,14 @@ enum Deadline {
     /// answers without waiting (a canned StubTransport): no Task, no continuation, no hop. When
     /// time is up the timer runs that action, the transport fails at once, and the failure is the
     /// `timeout`. A transport that can only be cancelled through its Task goes through
-    /// ``race(_:total:idle:startsWhenSent:_:)`` instead, which also bounds a transport that
+    /// ``run(timeout:idle:clock:startsWhenSent:_:)`` instead, which also bounds a transport that
     /// ignores the cancellation.
-    private static func runInCallersTask(
-        _ clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
-        _ work: @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+    static func runInCallersTask(
+        timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool,
+        _ work: ((any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
+        let (total, idle) = limits(timeout: timeout, idle: idle)
+        guard total != nil || idle != nil else { return try await work(nil) }
         let timer = ExchangeTimer(clock: clock, total: total, idle: idle, inCallersTask: true)
         if !startsWhenSent { timer.start() }
         defer { timer.stop() }
@@ -73,6 +69,11 @@ enum Deadline {
         } catch {
             throw timer.expiry ?? error
         }
+    }
+
+    /// The total deadline and idle timeout that apply: `nil` for none (not finite or not positive).
+    private static func limits(timeout: TimeInterval, idle: TimeInterval?) -> (TimeInterval?, TimeInterval?) {
+        (timeout.isFinite && timeout > 0 ? timeout : nil, idle.flatMap { $0.isFinite && $0 > 0 ? $0 : nil })
     }
 
     private static func race(
@@ -280,7 +281,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             wake = wake.map { min($0, idleEnd) } ?? idleEnd
         }
         guard let wake else { return }
-        state.wake = DeadlineWake.schedule(on: time.clock, after: wake - now, self)
+        state.wake = DeadlineWake.schedule(on: time, after: wake - now, self)
     }
 
     func deadlineReached() {
@@ -315,7 +316,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
                 defer { state.cancel = nil }
                 return .cancelInCallersTask(state.cancel)
             }
-            state.wake = DeadlineWake.schedule(on: time.clock, after: Self.grace, self)
+            state.wake = DeadlineWake.schedule(on: time, after: Self.grace, self)
             return .cancel(state.exchange)
         }
         switch action {
@@ -335,10 +336,18 @@ struct ExchangeTime: Sendable {
 
     init(_ clock: any NetworkClock) {
         self.clock = clock
-        let now = clock.now
-        self.start = now
-        self.system = clock is SystemClock ? now as? ContinuousClock.Instant : nil
+        if clock is SystemClock {
+            let now = ContinuousClock.now
+            self.system = now
+            self.start = now
+        } else {
+            self.system = nil
+            self.start = clock.now
+        }
     }
+
+    /// Whether the clock is the system clock (read without a cast).
+    var isSystem: Bool { system != nil }
 
     /// The time since the start, on the clock.
     var now: Duration {

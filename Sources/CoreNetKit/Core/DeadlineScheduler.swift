@@ -18,11 +18,12 @@ enum DeadlineWake: Sendable {
     case task(Task<Void, Never>)
 
     /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `wait`
-    /// has passed on `clock` (at once when it is not positive).
-    static func schedule(on clock: any NetworkClock, after wait: Duration, _ target: any DeadlineTarget)
+    /// has passed on `time`'s clock (at once when it is not positive).
+    static func schedule(on time: ExchangeTime, after wait: Duration, _ target: any DeadlineTarget)
         -> DeadlineWake
     {
-        if clock is SystemClock {
+        let clock = time.clock
+        if time.isSystem {
             // The shared timer keeps the system clock's time (Dispatch's uptime).
             return .system(DeadlineScheduler.shared.schedule(after: wait, target))
         }

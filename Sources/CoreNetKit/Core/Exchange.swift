@@ -97,24 +97,26 @@ final class Exchange: Sendable {
             let inCallersTask =
                 traits.runsInCallersTask && transfer == nil && request.responseBodyStream == nil
                 && !sending.body.isStream
-            let received = try await Deadline.run(
-                timeout: sending.timeout, idle: configuration.idleTimeout, clock: clock, startsWhenSent: startsWhenSent,
-                inCallersTask: inCallersTask
-            ) { [self] activity in
-                // A transport that queues requests tells the deadline when it sends this one.
-                let sentBy = startsWhenSent ? activity : nil
-                // Made only for a streamed body that monitors watch: a closure is an allocation.
-                var streamStarted: (@Sendable (Int) -> Void)?
-                if request.responseBodyStream != nil, let monitoring {
-                    streamStarted = { statusCode in
-                        let head = MonitoredResponse(
-                            statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
-                        monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
-                    }
+            let timeout = sending.timeout
+            let idle = configuration.idleTimeout
+            let received: ReceivedResponse
+            if inCallersTask {
+                // Not escaping: the exchange's state stays in this Task's frame.
+                received = try await Deadline.runInCallersTask(
+                    timeout: timeout, idle: idle, clock: clock, startsWhenSent: startsWhenSent
+                ) { activity in
+                    try await exchange(
+                        sending, for: request, activity: activity, startsWhenSent: startsWhenSent,
+                        inCallersTask: true, start: start, attempt: attempt)
                 }
-                return try await exchange(
-                    sending, for: request, activity: activity, sentBy: sentBy,
-                    cancelledBy: inCallersTask ? activity : nil, streamStarted: streamStarted)
+            } else {
+                received = try await Deadline.run(
+                    timeout: timeout, idle: idle, clock: clock, startsWhenSent: startsWhenSent
+                ) { [self] activity in
+                    try await exchange(
+                        sending, for: request, activity: activity, startsWhenSent: startsWhenSent,
+                        inCallersTask: false, start: start, attempt: attempt)
+                }
             }
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
@@ -147,15 +149,24 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Sends `transportRequest` and reads its body, within the request's deadline;
-    /// `streamStarted` (if any) hears the status when a 2xx body starts going to a streaming
-    /// reader, `sentBy` (the deadline of a transport that queues requests) when the request is
-    /// sent, and `cancelledBy` (the deadline of an exchange in the caller's Task) how to cancel it.
+    /// Sends `transportRequest` and reads its body, within the request's deadline (`activity`).
+    /// A transport that queues requests tells the deadline when it sends this one
+    /// (`startsWhenSent`); one in the caller's Task gives it how to cancel the exchange.
+    /// `start` and `attempt` are for the monitors of a streamed body.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
-        sentBy: (any ExchangeActivity)?, cancelledBy: (any ExchangeActivity)?,
-        streamStarted: (@Sendable (Int) -> Void)?
+        startsWhenSent: Bool, inCallersTask: Bool, start: any InstantProtocol<Duration>, attempt: Int
     ) async throws -> ReceivedResponse {
+        // Made only for a streamed body that monitors watch: a closure is an allocation.
+        var streamStarted: (@Sendable (Int) -> Void)?
+        if request.responseBodyStream != nil, let monitoring {
+            let clock = configuration.clock
+            streamStarted = { statusCode in
+                let head = MonitoredResponse(
+                    statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
+                monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
+            }
+        }
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
             // The request's own transfer, when its progress has anywhere to go (asked once: without
@@ -163,8 +174,8 @@ final class Exchange: Sendable {
             progressWatch: transfer.flatMap { $0.reportsProgress ? $0 : nil } ?? progressWatch, activity: activity,
             streamStarted: streamStarted)
         var transportRequest = transportRequest
-        if let sentBy { transportRequest.beingSent = { sentBy.requestIsBeingSent() } }
-        transportRequest.deadline = cancelledBy
+        if startsWhenSent, let activity { transportRequest.beingSent = { activity.requestIsBeingSent() } }
+        if inCallersTask { transportRequest.deadline = activity }
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)

@@ -28,7 +28,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Creates headers from a dictionary, sorted by name for a stable order.
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        // One array, sorted in place: `sorted` then `map` made two.
+        var fields = dictionary.map { (name: $0.key, value: $0.value) }
+        fields.sort { $0.name < $1.name }
+        self.fields = fields
     }
 
     /// Creates headers from a literal; a name given twice is kept twice.
