@@ -168,7 +168,12 @@ final class ContextCore: Sendable {
             return taken
         }
         guard let taken else { return }
-        if case .cancelled = outcome { taken.cancelAction?() }
+        if case .cancelled = outcome {
+            taken.cancelAction?()
+            taken.broadcast?.detach(ObjectIdentifier(self))
+        }
+        if let waiter = taken.waiter { Self.resume(waiter, with: outcome) }
+        for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
         for observer in taken.observers { observer(outcome) }
         switch outcome {
         case .success(let model, _):
@@ -205,6 +210,21 @@ final class ContextCore: Sendable {
         if runNow { action() }
     }
 
+    /// Joins the context to the network call `broadcast`: cancelling the context leaves it (at
+    /// once if the context is already cancelled).
+    func setBroadcast(_ broadcast: RequestBroadcast) {
+        let leaveNow: Bool = state.withLock { state in
+            switch state.outcome {
+            case nil:
+                state.broadcast = broadcast
+                return false
+            case .cancelled: return true
+            default: return false
+            }
+        }
+        if leaveNow { broadcast.detach(ObjectIdentifier(self)) }
+    }
+
     /// Calls `observer` inline with the terminal outcome, at once if it already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
         let outcome: ContextOutcome? = state.withLock { state in
@@ -214,8 +234,35 @@ final class ContextCore: Sendable {
         if let outcome { observer(outcome) }
     }
 
-    /// Whether an internal observer waits for the terminal outcome (for tests of chaining).
-    var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
+    /// Resumes `waiter` with the terminal outcome (the model; the error; a cancellation as
+    /// ``BaseServerError`` `cancelled`), at once if it already happened. A waiter is kept
+    /// without a closure or a list around it, unlike an observer.
+    func await(_ waiter: UnsafeContinuation<any Sendable, any Error>) {
+        let outcome: ContextOutcome? = state.withLock { state in
+            guard let outcome = state.outcome else {
+                if state.waiter == nil {
+                    state.waiter = waiter
+                } else {
+                    state.moreWaiters.append(waiter)
+                }
+                return nil
+            }
+            return outcome
+        }
+        if let outcome { Self.resume(waiter, with: outcome) }
+    }
+
+    private static func resume(_ waiter: UnsafeContinuation<any Sendable, any Error>, with outcome: ContextOutcome) {
+        switch outcome {
+        case .success(let model, _): waiter.resume(returning: model)
+        case .failure(let error): waiter.resume(throwing: error)
+        case .cancelled: waiter.resume(throwing: BaseServerError.cancelled)
+        }
+    }
+
+    /// Whether an internal observer or an awaiting Task waits for the terminal outcome (for tests
+    /// of chaining).
+    var isObserved: Bool { state.withLock { !$0.observers.isEmpty || $0.waiter != nil } }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {

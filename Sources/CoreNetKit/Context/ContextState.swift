@@ -34,8 +34,16 @@ struct ContextState {
     /// Internal observers run inline on the emitting thread (bridges, chaining).
     var cacheObservers: [@Sendable (any Sendable) -> Void] = []
     var observers: [@Sendable (ContextOutcome) -> Void] = []
+    /// Tasks awaiting ``RequestContext/value`` (``ContextCore/await(_:)``): the first in its own
+    /// slot, so awaiting a context allocates no list, the others after it.
+    var waiter: UnsafeContinuation<any Sendable, any Error>?
+    var moreWaiters: [UnsafeContinuation<any Sendable, any Error>] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: (@Sendable () -> Void)?
+    /// The network call the context joined (``BaseServerRequest/perform()``): cancelling the
+    /// context leaves it. Held directly rather than in a ``cancelAction`` closure, which would be
+    /// an allocation per request.
+    var broadcast: RequestBroadcast?
     /// Progress handlers and the last value delivered to them (RequestContext+Progress).
     var uploadProgress: [@Sendable (TransferProgress) -> Void] = []
     var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
@@ -60,7 +68,10 @@ struct ContextState {
         cancel = []
         cacheObservers = []
         observers = []
+        waiter = nil
+        moreWaiters = []
         cancelAction = nil
+        broadcast = nil
         uploadProgress = []
         downloadProgress = []
         progressObservers = []

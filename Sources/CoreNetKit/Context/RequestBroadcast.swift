@@ -18,7 +18,7 @@
 /// to refuse a context of another type that names the same request id.
 final class RequestBroadcast: PoolMember, ProgressWatch {
     private struct State {
-        var contexts: [ContextCore] = []
+        var contexts = JoinedContexts()
         var finished = false
         var cached: (any Sendable)?
         var task: Task<Void, Never>?
@@ -45,7 +45,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
         self.modelType = modelType
         self.pool = pool
         self.clock = clock
-        state.withLock { $0.contexts = [first] }
+        state.withLock { $0.contexts = JoinedContexts(first) }
     }
 
     /// Adds `context`; `false` when the call already finished (the caller then starts anew).
@@ -71,7 +71,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     /// Removes a cancelled context; the last one to leave cancels the network call.
     func detach(_ context: ObjectIdentifier) {
         let task: Task<Void, Never>?? = state.withLock { state in
-            state.contexts.removeAll { ObjectIdentifier($0) == context }
+            state.contexts.remove(context)
             guard state.contexts.isEmpty, !state.finished else { return nil }
             state.finished = true
             return .some(state.task)
@@ -82,8 +82,8 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func emitCache(_ model: any Sendable) {
-        let contexts: [ContextCore] = state.withLock { state in
-            guard !state.finished else { return [] }
+        let contexts: JoinedContexts = state.withLock { state in
+            guard !state.finished else { return JoinedContexts() }
             state.cached = model
             return state.contexts
         }
@@ -92,7 +92,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
 
     func watchedTransfer() -> RequestTransfer? {
         let (existing, contexts) = state.withLock { state in
-            (state.transfer, state.finished ? [] : state.contexts)
+            (state.transfer, state.finished ? JoinedContexts() : state.contexts)
         }
         if let existing { return existing }
         guard contexts.contains(where: { $0.watchesProgress }) else { return nil }
@@ -108,7 +108,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let contexts = state.withLock { $0.finished ? [] : $0.contexts }
+        let contexts = state.withLock { $0.finished ? JoinedContexts() : $0.contexts }
         for context in contexts { context.emitProgress(progress, for: direction) }
     }
 
@@ -128,12 +128,12 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
             guard !state.finished else {
                 let discard = waiters.isEmpty && resumeData != nil
                 state.resumeData = discard ? nil : resumeData
-                return ([ContextCore](), waiters, discard)
+                return (JoinedContexts(), waiters, discard)
             }
             state.finished = true
             state.task = nil
             state.resumeData = resumeData
-            defer { state.contexts = [] }
+            defer { state.contexts = JoinedContexts() }
             return (state.contexts, waiters, false)
         }
         if discard { resumeData?.removePartialFile() }
@@ -157,5 +157,50 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     func cancelAll() {
         let contexts = state.withLock { $0.contexts }
         for context in contexts { context.finish(.cancelled) }
+    }
+}
+
+/// The contexts joined to one network call, in the order they joined: the first held inline, so
+/// a call nobody else joins allocates no array.
+struct JoinedContexts: Sequence {
+    private var first: ContextCore?
+    private var rest: [ContextCore] = []
+
+    init() {}
+
+    init(_ first: ContextCore) { self.first = first }
+
+    var isEmpty: Bool { first == nil && rest.isEmpty }
+
+    mutating func append(_ context: ContextCore) {
+        if first == nil && rest.isEmpty {
+            first = context
+        } else {
+            rest.append(context)
+        }
+    }
+
+    /// Removes the context with identity `id`, keeping the order of the others.
+    mutating func remove(_ id: ObjectIdentifier) {
+        if let first, ObjectIdentifier(first) == id {
+            self.first = rest.isEmpty ? nil : rest.removeFirst()
+        } else {
+            rest.removeAll { ObjectIdentifier($0) == id }
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
+
+    struct Iterator: IteratorProtocol {
+        var first: ContextCore?
+        var rest: IndexingIterator<[ContextCore]>
+
+        mutating func next() -> ContextCore? {
+            if let context = first {
+                first = nil
+                return context
+            }
+            return rest.next()
+        }
     }
 }

@@ -32,6 +32,23 @@ extension RequestContext {
     }
 
     func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
+        let core = core
+        guard cancelOnTaskCancel else { return try await awaitOutcomeLeavingContextOnCancel() }
+        // The core resumes the continuation itself at the terminal event, which a cancellation
+        // of this Task brings about: no waiter object, no observer closure.
+        let model = try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
+                core.await(continuation)
+            }
+        } onCancel: {
+            core.finish(.cancelled)
+        }
+        return Self.typed(model)
+    }
+
+    /// Awaits the outcome; cancelling this Task ends the wait with `cancelled` and leaves the
+    /// context running (``ActiveRequestContext``'s chained source).
+    private func awaitOutcomeLeavingContextOnCancel() async throws -> Model {
         // The waiter holds the model erased, as the core does: a waiter of `Model` would look up
         // the metadata of its model-generic types on every await.
         let waiter = OneShot<any Sendable>()
@@ -48,11 +65,7 @@ extension RequestContext {
                 }
             }
         } onCancel: {
-            if cancelOnTaskCancel {
-                core.finish(.cancelled)
-            } else {
-                waiter.resume(.failure(BaseServerError.cancelled))
-            }
+            waiter.resume(.failure(BaseServerError.cancelled))
         }
         return Self.typed(model)
     }

@@ -118,8 +118,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                     "a request with id \"\(id)\" and another model type is in flight"))
             return context
         }
-        let contextId = ObjectIdentifier(context.core)
-        context.setCancelAction { broadcast.detach(contextId) }
+        context.core.setBroadcast(broadcast)
         if serverRequest.downloadDestination != nil || serverRequest.resumeData != nil {
             context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
         }
