@@ -77,6 +77,27 @@ func registerThroughputBenchmarks() {
                 })
         }
 
+        let urlSessionOnly = URLSessionTransport()
+        Benchmark(
+            "Ratio c\(concurrency): URLSessionTransport.send alone / raw URLSession",
+            configuration: ratioConfiguration
+        ) { benchmark in
+            let url = try await Fixture.baseURL().appendingPathComponent("bench/page")
+            var urlRequest = URLRequest(url: url)
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+            let request = TransportRequest(urlRequest: urlRequest)
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: {
+                    blackHole(try JSONDecoder().decode(UserPage.self, from: try await rawURLSession(session, url)))
+                },
+                kit: {
+                    let response = try await urlSessionOnly.send(request)
+                    let body = try await response.body.collect(upTo: 1 << 24)
+                    blackHole(try JSONDecoder().decode(UserPage.self, from: body))
+                })
+        }
+
         #if AsyncHTTPClient
         Benchmark(
             "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient",
