@@ -122,7 +122,10 @@ public final class TaskPool: Sendable {
     /// Removes `id` if it is still registered to `member`.
     func remove(id: String, member: AnyObject) {
         state.withLock { state in
-            if let slot = state.slots[id], slot.broadcast === member { state.slots[id] = nil }
+            // One lookup: the index, then removal at it.
+            if let index = state.slots.index(forKey: id), state.slots.values[index].broadcast === member {
+                state.slots.remove(at: index)
+            }
         }
     }
 }

@@ -51,10 +51,51 @@ enum URLBuilder {
             joined += hasQuery ? "&" : "?"
             joined += encode(query)
         }
-        guard let url = URL(string: joined), url.scheme != nil, url.host != nil else {
+        guard let url = URL(string: joined), hasPlainSchemeAndHost(joined) || (url.scheme != nil && url.host != nil)
+        else {
             throw BaseServerError.invalidRequest("\"\(LogRedactor.redact(urlText: joined))\" is not a valid URL")
         }
         return url
+    }
+
+    /// Whether `text` plainly starts with a scheme and a host: `scheme://host[:port]` followed by
+    /// `/`, `?`, `#` or the end, the host made of letters, digits, `.` and `-`. Checked on the
+    /// bytes, so the usual URL skips asking Foundation for its scheme and (percent-decoded) host;
+    /// any other text is left to Foundation.
+    static func hasPlainSchemeAndHost(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        guard let first = bytes.next(), isLetter(first) else { return false }
+        while true {
+            guard let byte = bytes.next() else { return false }
+            if byte == UInt8(ascii: ":") { break }
+            guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            else { return false }
+        }
+        guard bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else { return false }
+        var hostLength = 0
+        var inPort = false
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if inPort {
+                guard isDigit(byte) else { return false }
+            } else if byte == UInt8(ascii: ":") {
+                inPort = true
+            } else {
+                guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                else { return false }
+                hostLength += 1
+            }
+        }
+        return hostLength > 0
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     /// Whether `string` starts with `//` (a network-path reference: a host of its own).

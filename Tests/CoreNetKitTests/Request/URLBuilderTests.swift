@@ -68,4 +68,28 @@ import Testing
 
         #expect(url.absoluteString == "http://api.example.com/v1/orders?page=2&take=5")
     }
+
+    @Test(arguments: [
+        "http://api.example.com/v1", "https://127.0.0.1:8443/x?y=1", "http://localhost", "h2c+x.y-z://a-b.c#f",
+        "http://host:/path",
+    ])
+    func aPlainSchemeAndHostIsRecognisedOnTheBytes(text: String) {
+        #expect(URLBuilder.hasPlainSchemeAndHost(text))
+        // The fast check never accepts what Foundation would refuse.
+        #expect(URL(string: text)?.scheme != nil && URL(string: text)?.host != nil)
+    }
+
+    @Test(arguments: [
+        "", "http:", "http:/x", "http:///x", "http://user@host/x", "http://[::1]:80/", "http://h%C3%A9/", "1http://h/",
+        "http://host:8x/", "mailto:someone@example.com", "/relative/path",
+    ])
+    func anythingElseIsLeftToFoundation(text: String) {
+        #expect(!URLBuilder.hasPlainSchemeAndHost(text))
+    }
+
+    @Test func aBaseURLWithoutAHostIsStillAnInvalidRequest() {
+        #expect {
+            try URLBuilder.url(base: URL(string: "file:///tmp")!, relative: "/x", query: [])
+        } throws: { ($0 as? BaseServerError)?.code == .invalidRequest }
+    }
 }
