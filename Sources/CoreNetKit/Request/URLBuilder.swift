@@ -68,8 +68,9 @@ enum URLBuilder {
         while true {
             guard let byte = bytes.next() else { return false }
             if byte == UInt8(ascii: ":") { break }
-            guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: ".")
+            guard
+                isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
             else { return false }
         }
         guard bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else { return false }
