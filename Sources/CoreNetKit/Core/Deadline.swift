@@ -31,7 +31,10 @@ protocol ExchangeActivity: Sendable {
 /// The one deadline of an exchange, kept by the pipeline on the configuration's clock: a total
 /// deadline from the first byte sent to the last byte read, and an optional idle timeout between
 /// pieces of the response. When either passes, the work is cancelled (the transport closes the
-/// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``.
+/// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``. The work
+/// runs in a Task of its own (``run(timeout:idle:clock:startsWhenSent:_:)``), or in the caller's
+/// Task for a transport that gives the timer a way to cancel it
+/// (``runInCallersTask(timeout:idle:clock:startsWhenSent:_:)``).
 enum Deadline {
     /// Runs `work` within the deadline. With `startsWhenSent` (a transport that queues requests
     /// before sending them), the deadline starts when the work's activity hears
@@ -120,9 +123,12 @@ enum Deadline {
 /// schedules (``DeadlineWake``), looks at the time, and either sleeps again or expires: then it
 /// records the `timeout` and cancels the exchange's Task, and if the exchange has not ended a
 /// ``grace`` later (a transport that ignores cancellation), it ends the wait with the `timeout`.
+/// For an exchange in the caller's Task (`inCallersTask`) it runs the transport's cancel action
+/// (``cancelsWith(_:)``) instead, and there is no grace and no outcome to keep.
 ///
-/// It is also the exchange's one-shot outcome: the first of ``exchangeEnded(_:)`` and the grace
-/// running out decides it, and ``wait(_:)`` hands it to the waiting caller.
+/// For an exchange in a Task of its own it is also the one-shot outcome: the first of
+/// ``exchangeEnded(_:)`` and the grace running out decides it, and ``wait(_:)`` hands it to the
+/// waiting caller.
 ///
 /// Not generic over the clock: it keeps its times as durations since it was made
 /// (``ExchangeTime``), so a request does not look up the metadata of a clock-generic timer and
