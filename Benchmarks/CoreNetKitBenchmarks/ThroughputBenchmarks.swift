@@ -83,19 +83,13 @@ func registerThroughputBenchmarks() {
             configuration: ratioConfiguration
         ) { benchmark in
             let url = try await Fixture.baseURL().appendingPathComponent("bench/page")
-            var urlRequest = URLRequest(url: url)
-            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-            let request = TransportRequest(urlRequest: urlRequest)
+            let request = pageRequest(url)
             try await runPaired(
                 benchmark, total: total, concurrency: concurrency,
                 raw: {
                     blackHole(try JSONDecoder().decode(UserPage.self, from: try await rawURLSession(session, url)))
                 },
-                kit: {
-                    let response = try await urlSessionOnly.send(request)
-                    let body = try await response.body.collect(upTo: 1 << 24)
-                    blackHole(try JSONDecoder().decode(UserPage.self, from: body))
-                })
+                kit: { try await sendAlone(request, through: urlSessionOnly) })
         }
 
         #if AsyncHTTPClient
@@ -122,19 +116,13 @@ func registerThroughputBenchmarks() {
         ) { benchmark in
             let baseURL = try await Fixture.baseURL()
             let url = baseURL.appendingPathComponent("bench/page")
-            var urlRequest = URLRequest(url: url)
-            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-            let request = TransportRequest(urlRequest: urlRequest)
+            let request = pageRequest(url)
             try await runPaired(
                 benchmark, total: total, concurrency: concurrency,
                 raw: {
                     try await rawAsyncHTTPClient(ahcClient, url.absoluteString)
                 },
-                kit: {
-                    let response = try await transportOnly.send(request)
-                    let body = try await response.body.collect(upTo: 1 << 24)
-                    blackHole(try JSONDecoder().decode(UserPage.self, from: body))
-                })
+                kit: { try await sendAlone(request, through: transportOnly) })
         }
 
         Benchmark("Throughput c\(concurrency): CoreNetKit + AsyncHTTPClientTransport", configuration: configuration) {
@@ -146,6 +134,20 @@ func registerThroughputBenchmarks() {
         }
         #endif
     }
+}
+
+/// The page's GET as a transport gets it, with the raw clients' `Accept` header.
+private func pageRequest(_ url: URL) -> TransportRequest {
+    var urlRequest = URLRequest(url: url)
+    urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+    return TransportRequest(urlRequest: urlRequest)
+}
+
+/// One GET of the page through `transport` alone, without the pipeline, decoded.
+private func sendAlone(_ request: TransportRequest, through transport: any Transport) async throws {
+    let response = try await transport.send(request)
+    let body = try await response.body.collect(upTo: 1 << 24)
+    blackHole(try JSONDecoder().decode(UserPage.self, from: body))
 }
 
 /// One GET of the page with a plain `HTTPClient`, decoded, as an app without CoreNetKit would write it.

@@ -168,10 +168,7 @@ final class ContextCore: Sendable {
             return taken
         }
         guard let taken else { return }
-        if case .cancelled = outcome {
-            taken.cancelAction?()
-            taken.broadcast?.detach(ObjectIdentifier(self))
-        }
+        if case .cancelled = outcome { taken.cancelAction?.perform(for: self) }
         if let waiter = taken.waiter { Self.resume(waiter, with: outcome) }
         for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
         for observer in taken.observers { observer(outcome) }
@@ -197,7 +194,7 @@ final class ContextCore: Sendable {
     // MARK: Internal wiring
 
     /// Sets what cancelling stops; if the context is already cancelled, runs it at once.
-    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+    func setCancelAction(_ action: CancelAction) {
         let runNow: Bool = state.withLock { state in
             switch state.outcome {
             case nil:
@@ -207,22 +204,7 @@ final class ContextCore: Sendable {
             default: return false
             }
         }
-        if runNow { action() }
-    }
-
-    /// Joins the context to the network call `broadcast`: cancelling the context leaves it (at
-    /// once if the context is already cancelled).
-    func setBroadcast(_ broadcast: RequestBroadcast) {
-        let leaveNow: Bool = state.withLock { state in
-            switch state.outcome {
-            case nil:
-                state.broadcast = broadcast
-                return false
-            case .cancelled: return true
-            default: return false
-            }
-        }
-        if leaveNow { broadcast.detach(ObjectIdentifier(self)) }
+        if runNow { action.perform(for: self) }
     }
 
     /// Calls `observer` inline with the terminal outcome, at once if it already happened.

@@ -39,11 +39,7 @@ struct ContextState {
     var waiter: UnsafeContinuation<any Sendable, any Error>?
     var moreWaiters: [UnsafeContinuation<any Sendable, any Error>] = []
     /// Stops the work behind the context; dropped at the terminal event.
-    var cancelAction: (@Sendable () -> Void)?
-    /// The network call the context joined (``BaseServerRequest/perform()``): cancelling the
-    /// context leaves it. Held directly rather than in a ``cancelAction`` closure, which would be
-    /// an allocation per request.
-    var broadcast: RequestBroadcast?
+    var cancelAction: CancelAction?
     /// Progress handlers and the last value delivered to them (RequestContext+Progress).
     var uploadProgress: [@Sendable (TransferProgress) -> Void] = []
     var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
@@ -71,9 +67,24 @@ struct ContextState {
         waiter = nil
         moreWaiters = []
         cancelAction = nil
-        broadcast = nil
         uploadProgress = []
         downloadProgress = []
         progressObservers = []
+    }
+}
+
+/// What cancelling a context stops: a closure (chaining), or the network call the context joined
+/// (``BaseServerRequest/perform()``), held directly so that every request does not allocate a
+/// closure for it.
+enum CancelAction: Sendable {
+    case run(@Sendable () -> Void)
+    case leave(RequestBroadcast)
+
+    /// Stops the work for `context`.
+    func perform(for context: ContextCore) {
+        switch self {
+        case .run(let action): action()
+        case .leave(let broadcast): broadcast.detach(ObjectIdentifier(context))
+        }
     }
 }

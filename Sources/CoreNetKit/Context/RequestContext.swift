@@ -143,7 +143,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
 
     /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
-        core.setCancelAction(action)
+        core.setCancelAction(.run(action))
     }
 
     /// Calls `observer` inline with the terminal outcome (the model erased), at once if it

@@ -118,7 +118,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                     "a request with id \"\(id)\" and another model type is in flight"))
             return context
         }
-        context.core.setBroadcast(broadcast)
+        context.core.setCancelAction(.leave(broadcast))
         if serverRequest.downloadDestination != nil || serverRequest.resumeData != nil {
             context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
         }

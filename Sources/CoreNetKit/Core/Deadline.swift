@@ -342,8 +342,8 @@ struct ExchangeTime: Sendable {
 
     init(_ clock: any NetworkClock) {
         self.clock = clock
-        if clock is SystemClock {
-            let now = ContinuousClock.now
+        if let system = clock as? SystemClock {
+            let now = system.now
             self.system = now
             self.start = now
         } else {
