@@ -44,15 +44,19 @@ struct Tiny: Codable, Sendable {
     let total: Int
 }
 
+/// The service's base URL, parsed once as a service keeps it (parsing it in every request would
+/// count the caller's `URL(string:)` as the library's cost).
+let profileBase = URL(string: "http://profile.invalid")!
+
 final class TinyRequest: BaseServerRequest<Tiny>, @unchecked Sendable {
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: URL(string: "http://profile.invalid")!, relativeUrl: "/bench/tiny")
+        ServerRequest(method: .get, baseUrl: profileBase, relativeUrl: "/bench/tiny")
     }
 }
 
 final class PageRequest: BaseServerRequest<UserPage>, @unchecked Sendable {
     override func createAsyncServerRequest() -> ServerRequest {
-        ServerRequest(method: .get, baseUrl: URL(string: "http://profile.invalid")!, relativeUrl: "/bench/page")
+        ServerRequest(method: .get, baseUrl: profileBase, relativeUrl: "/bench/page")
     }
 }
 

@@ -92,4 +92,62 @@ import Testing
             try URLBuilder.url(base: URL(string: "file:///tmp")!, relative: "/x", query: [])
         } throws: { ($0 as? BaseServerError)?.code == .invalidRequest }
     }
+
+    @Test func aRememberedURLIsTheURLAFreshParseGives() {
+        let recent = RecentURLs()
+        // More texts than slots, so slots are overwritten and collisions replace each other.
+        let texts = (0..<(RecentURLs.capacity * 3)).map { "http://api.example.com/v1/orders/\($0)?page=\($0 % 7)" }
+        for text in texts { recent.remember(URL(string: text)!, for: text) }
+
+        for text in texts {
+            if let url = recent.url(for: text) {
+                #expect(url == URL(string: text)!)
+                #expect(url.absoluteString == text)
+            }
+        }
+        #expect(texts.contains { recent.url(for: $0) != nil })
+        #expect(recent.url(for: "http://api.example.com/never-built") == nil)
+    }
+
+    @Test func aLongURLIsNotKeptAfterItsRequest() {
+        let recent = RecentURLs()
+        let text = "http://api.example.com/search?q=" + String(repeating: "a", count: RecentURLs.longestText)
+        recent.remember(URL(string: text)!, for: text)
+
+        #expect(recent.url(for: text) == nil)
+    }
+
+    @Test func buildingTheSameURLAgainGivesAnEqualURL() throws {
+        let first = try URLBuilder.url(base: base, relative: "/orders", query: [("page", "2")])
+        let second = try URLBuilder.url(base: base, relative: "/orders", query: [("page", "2")])
+        let other = try URLBuilder.url(base: base, relative: "/orders", query: [("page", "3")])
+
+        #expect(first == second)
+        #expect(first.absoluteString == "http://api.example.com/v1/orders?page=2")
+        #expect(other.absoluteString == "http://api.example.com/v1/orders?page=3")
+    }
+
+    @Test func urlsBuiltConcurrentlyAreEachTheirOwn() async throws {
+        let base = self.base
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 {
+                        let page = (task * 200 + index) % 97
+                        let url = try URLBuilder.url(base: base, relative: "/orders", query: [("page", "\(page)")])
+                        #expect(url.absoluteString == "http://api.example.com/v1/orders?page=\(page)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func anInvalidURLIsRefusedEveryTime() {
+        for _ in 0..<2 {
+            #expect {
+                try URLBuilder.url(base: URL(string: "file:///tmp")!, relative: "/x", query: [])
+            } throws: { ($0 as? BaseServerError)?.code == .invalidRequest }
+        }
+    }
 }
