@@ -25,9 +25,16 @@ enum RequestEncoder {
         let contentType = parts.contentType
         let multipart = parts.multipart
         let url = try url(of: request, query: parts.query)
-        for (name, value) in request.headers where !isValidHeader(name: name, value: value) {
-            throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
+        // Checked and copied in one pass, sorted by name as `HTTPHeaders([String: String])` sorts.
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(request.headers.count)
+        for (name, value) in request.headers {
+            guard isValidHeader(name: name, value: value) else {
+                throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
+            }
+            fields.append((name, value))
         }
+        fields.sort { $0.name < $1.name }
         let destination = request.downloadDestination ?? request.resumeData?.destination
         if let destination, !destination.isFileURL {
             throw BaseServerError.invalidRequest(
@@ -38,7 +45,7 @@ enum RequestEncoder {
                 "the resume data's partial file \(partial.absoluteString) is not a file URL")
         }
         var encoded = TransportRequest(
-            method: request.method, url: url, headers: HTTPHeaders(request.headers),
+            method: request.method, url: url, headers: HTTPHeaders(fields),
             body: body.map { .data($0) } ?? .none, timeout: request.timeout ?? defaultTimeout)
         if let file = request.rawBodyFile, request.rawBody == nil {
             encoded.body = try .file(file)

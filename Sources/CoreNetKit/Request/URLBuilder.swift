@@ -20,36 +20,16 @@ enum URLBuilder {
                 "the relative URL \"\(LogRedactor.redact(urlText: relative))\" may not change the scheme or host of "
                     + LogRedactor.redact(url: base))
         }
-        // Byte by byte on the UTF-8 view: every separator here is ASCII, and the Character view's
-        // grapheme breaking cost more than the rest of the request's encoding together.
-        let baseText = base.absoluteString
-        let baseBytes = baseText.utf8
-        let mark = baseBytes.firstIndex(of: UInt8(ascii: "?"))
-        var baseEnd = mark ?? baseBytes.endIndex
-        while baseEnd > baseBytes.startIndex, baseBytes[baseBytes.index(before: baseEnd)] == UInt8(ascii: "/") {
-            baseEnd = baseBytes.index(before: baseEnd)
-        }
-        let baseQuery = mark.map { baseText[baseBytes.index(after: $0)...] }
-        let relativeBytes = relative.utf8
-        var pathStart = relativeBytes.startIndex
-        while pathStart < relativeBytes.endIndex, relativeBytes[pathStart] == UInt8(ascii: "/") {
-            pathStart = relativeBytes.index(after: pathStart)
-        }
-        let path = relative[pathStart...]
-        var joined = ""
-        joined.reserveCapacity(baseBytes.count + relativeBytes.count + 1 + (query.isEmpty ? 0 : 64))
-        joined += baseText[..<baseEnd]
-        if !path.isEmpty, path.utf8.first != UInt8(ascii: "?") { joined += "/" }
-        joined += path
-        var hasQuery = path.utf8.contains(UInt8(ascii: "?"))
-        if let baseQuery, !baseQuery.isEmpty {
-            joined += hasQuery ? "&" : "?"
-            joined += baseQuery
-            hasQuery = true
-        }
-        if !query.isEmpty {
-            joined += hasQuery ? "&" : "?"
-            joined += encode(query)
+        var baseText = base.absoluteString
+        var relative = relative
+        var encodedQuery = query.isEmpty ? "" : encode(query)
+        // On the UTF-8 bytes, written once into a string of the right size: every separator here
+        // is ASCII, and the Character view's grapheme breaking (or appending piece by piece) cost
+        // more than the rest of the request's encoding together.
+        let joined = baseText.withUTF8 { base in
+            relative.withUTF8 { relative in
+                encodedQuery.withUTF8 { query in join(base: base, relative: relative, query: query) }
+            }
         }
         if let url = recent.url(for: joined) { return url }
         guard let url = URL(string: joined), hasPlainSchemeAndHost(joined) || (url.scheme != nil && url.host != nil)
@@ -63,6 +43,49 @@ enum URLBuilder {
     /// URLs built lately, so a service that calls the same endpoints again skips Foundation's
     /// parse (about a third of the library's own cost of a plain GET).
     static let recent = RecentURLs()
+
+    /// The text of ``url(base:relative:query:)``: `base` without its query and trailing slashes,
+    /// one slash, `relative` without its leading slashes, then the query of `relative`, the query
+    /// of `base` and `query`, joined by `&`.
+    private static func join(
+        base: UnsafeBufferPointer<UInt8>, relative: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>
+    ) -> String {
+        let mark = base.firstIndex(of: UInt8(ascii: "?"))
+        var baseEnd = mark ?? base.count
+        while baseEnd > 0, base[baseEnd - 1] == UInt8(ascii: "/") { baseEnd -= 1 }
+        let baseQuery =
+            mark.map { UnsafeBufferPointer(rebasing: base[($0 + 1)...]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+        var pathStart = 0
+        while pathStart < relative.count, relative[pathStart] == UInt8(ascii: "/") { pathStart += 1 }
+        let path = UnsafeBufferPointer(rebasing: relative[pathStart...])
+        let capacity = baseEnd + 1 + path.count + 1 + baseQuery.count + 1 + query.count
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var count = 0
+            func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+                guard !bytes.isEmpty else { return }
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
+                count += bytes.count
+            }
+            func write(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            write(UnsafeBufferPointer(rebasing: base[..<baseEnd]))
+            if let first = path.first, first != UInt8(ascii: "?") { write(UInt8(ascii: "/")) }
+            write(path)
+            var hasQuery = path.contains(UInt8(ascii: "?"))
+            if !baseQuery.isEmpty {
+                write(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+                write(baseQuery)
+                hasQuery = true
+            }
+            if !query.isEmpty {
+                write(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+                write(query)
+            }
+            return count
+        }
+    }
 
     /// Whether `text` plainly starts with a scheme and a host: `scheme://host[:port]` followed by
     /// `/`, `?`, `#` or the end, the host made of letters, digits, `.` and `-`. Checked on the
