@@ -90,14 +90,30 @@ public struct TransportRequest: Sendable {
     /// The request as a Foundation `URLRequest`, built on each read (for URLSession-based
     /// transports): repeated fields are joined (`Cookie` with `"; "`, others with `", "`), a
     /// body in memory is its `httpBody`; a file or stream body is not part of it.
+    ///
+    /// On Linux its `timeoutInterval` is `timeout` rounded up to a whole second, plus one: there
+    /// URLSession truncates the interval to whole seconds, so 0.5 s would end the request at once
+    /// (and 1.5 s after one second). The library's own deadline keeps the exact `timeout`; the
+    /// session's timer is only a backstop behind it.
     public var urlRequest: URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
-        request.timeoutInterval = timeout.isFinite && timeout > 0 ? timeout : 7 * 24 * 3600
+        request.timeoutInterval = Self.sessionTimeout(timeout)
         // One assignment costs half of setting the fields one by one (FoundationNetworking).
         if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
         request.httpBody = body.data
         return request
+    }
+
+    /// The `timeoutInterval` a `URLRequest` gets for `timeout`: a week for none, and on Linux a
+    /// whole number of seconds past it (see ``urlRequest``).
+    static func sessionTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        guard timeout.isFinite, timeout > 0 else { return 7 * 24 * 3600 }
+        #if canImport(FoundationNetworking)
+        return timeout.rounded(.up) + 1
+        #else
+        return timeout
+        #endif
     }
 
     /// The value of the header `name`, compared case-insensitively (repeats joined).

@@ -29,6 +29,31 @@ import FoundationNetworking
         }
     }
 
+    @Test func aSubSecondTimeoutEndsAtTheLibrarysDeadlineNotAtOnce() async throws {
+        // URLSession on Linux truncates `timeoutInterval` to whole seconds: 0.5 s used to end
+        // the request within milliseconds, with Foundation's own timeout, before the server answered.
+        try await withTestServer { server in
+            let request = TestRequest<JSON>(configuration: testConfiguration()) {
+                server.get("/delay/3000", timeout: 0.5)
+            }
+
+            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
+
+            #expect(error.code == .timeout)
+            #expect(error.message == "no complete response within the request's timeout of 0.5 s")
+        }
+    }
+
+    @Test(arguments: [(0.5, 2.0), (1.0, 2.0), (1.5, 3.0), (30.0, 31.0), (.infinity, 604_800.0), (0.0, 604_800.0)])
+    func theSessionsOwnTimeoutNeverCutsTheDeadlineShort(timeout: Double, onLinux: Double) {
+        let request = TransportRequest(method: .get, url: URL(string: "http://127.0.0.1/")!, timeout: timeout)
+        #if canImport(FoundationNetworking)
+        #expect(request.urlRequest.timeoutInterval == onLinux)
+        #else
+        #expect(request.urlRequest.timeoutInterval == (timeout.isFinite && timeout > 0 ? timeout : 604_800))
+        #endif
+    }
+
     @Test func closedPortEndsInCannotConnect() async throws {
         // Port 1 on loopback: nothing listens there (a stopped server's port could be handed to
         // another test's server in the meantime).
