@@ -37,10 +37,12 @@ extension AccessSafeRequestManager {
         let limit = shared.map { job.timeout + Self.clampedLease($0.lease) } ?? job.timeout
         let timer = Task {
             do { try await job.clock.pause(for: limit) } catch { return }  // cancelled: the refresh ended first
-            work.cancel()
             let timeout = BaseServerError(
                 code: .timeout, message: "the token refresh did not finish within \(limit)")
+            // The timeout is decided first: a refresh cancelled first could end (as `cancelled`) on
+            // another thread before it, and the waiting requests would hear the wrong cause.
             self.finish(job.id, with: .failure(timeout))
+            work.cancel()
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }
