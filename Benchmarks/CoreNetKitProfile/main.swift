@@ -20,7 +20,7 @@
 // blocks on a semaphore while a detached Task runs the workload.
 //
 // Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline|
-//                            decode-tiny|async-tiny|context-tiny) COUNT
+//                            decode-tiny|async-tiny|context-tiny|async-tiny-nodeadline|context-tiny-nodeadline) COUNT
 // (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange;
 // `…-tiny`: a one-field body, `{"total":20}`, so the profile shows the pipeline rather than the decode)
 
@@ -70,13 +70,13 @@ let arguments = CommandLine.arguments
 let mode = arguments.count > 1 ? arguments[1] : "async"
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
 let users = (1...20).map { User(id: $0, name: "User \($0)", email: "user\($0)@example.com") }
-let tiny = mode.hasSuffix("-tiny")
+let tiny = mode.contains("-tiny")
 let page = tiny ? Data(#"{"total":20}"#.utf8) : try JSONEncoder().encode(UserPage(items: users, total: 20))
 var configuration = NetworkConfiguration(
     transport: StubTransport.response(status: 200, body: page, headers: ["Content-Type": "application/json"]),
     callbackQueue: DispatchQueue(label: "profile.callbacks"), taskPool: TaskPool())
 if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough(), count: 3) }
-if mode.hasSuffix("-nodeadline") { configuration.timeout = .infinity }
+if mode.contains("-nodeadline") { configuration.timeout = .infinity }
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
 let tinyRequest = TinyRequest(configuration: configuration)
@@ -91,9 +91,9 @@ nonisolated func run(
     case "decode-tiny":
         let decoder = JSONDecoder()
         for _ in 0..<count { total += try decoder.decode(Tiny.self, from: page).total }
-    case "async-tiny":
+    case "async-tiny", "async-tiny-nodeadline":
         for _ in 0..<count { total += try await tinyRequest.performAsync().total }
-    case "context-tiny":
+    case "context-tiny", "context-tiny-nodeadline":
         for _ in 0..<count { total += try await tinyRequest.perform().value.total }
     case "decode":
         let decoder = JSONDecoder()

@@ -287,7 +287,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             wake = wake.map { min($0, idleEnd) } ?? idleEnd
         }
         guard let wake else { return }
-        state.wake = DeadlineWake.schedule(on: time, after: wake - now, self)
+        state.wake = DeadlineWake.schedule(on: time, at: wake, now: now, self)
     }
 
     func deadlineReached() {
@@ -322,7 +322,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
                 defer { state.cancel = nil }
                 return .cancelInCallersTask(state.cancel)
             }
-            state.wake = DeadlineWake.schedule(on: time, after: Self.grace, self)
+            state.wake = DeadlineWake.schedule(on: time, at: now + Self.grace, now: now, self)
             return .cancel(state.exchange)
         }
         switch action {
@@ -337,27 +337,26 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 /// A clock's time as the duration since a fixed start: read without a cast on the system clock.
 struct ExchangeTime: Sendable {
     let clock: any NetworkClock
-    private let system: ContinuousClock.Instant?
-    private let start: any InstantProtocol<Duration>
+    /// The start on the system clock; `nil` for another clock.
+    let systemStart: ContinuousClock.Instant?
+    /// The start on another clock.
+    private let start: (any InstantProtocol<Duration>)?
 
     init(_ clock: any NetworkClock) {
         self.clock = clock
-        if let system = clock as? SystemClock {
-            let now = system.now
-            self.system = now
-            self.start = now
+        // A type check, not a cast: the system clock has no state of its own.
+        if ObjectIdentifier(type(of: clock)) == ObjectIdentifier(SystemClock.self) {
+            systemStart = ContinuousClock.now
+            start = nil
         } else {
-            self.system = nil
-            self.start = clock.now
+            systemStart = nil
+            start = clock.now
         }
     }
 
-    /// Whether the clock is the system clock (read without a cast).
-    var isSystem: Bool { system != nil }
-
     /// The time since the start, on the clock.
     var now: Duration {
-        if let system { return system.duration(to: .now) }
-        return clock.elapsed(since: start)
+        if let systemStart { return systemStart.duration(to: .now) }
+        return start.map { clock.elapsed(since: $0) } ?? .zero
     }
 }

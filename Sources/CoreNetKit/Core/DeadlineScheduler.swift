@@ -17,16 +17,18 @@ enum DeadlineWake: Sendable {
     case manual(ManualClock, Int)
     case task(Task<Void, Never>)
 
-    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread once `wait`
-    /// has passed on `time`'s clock (at once when it is not positive).
-    static func schedule(on time: ExchangeTime, after wait: Duration, _ target: any DeadlineTarget)
+    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread when `time`'s
+    /// clock reaches `wake` (at once when that has passed). Both `wake` and `now` (a reading just
+    /// taken) are durations since `time`'s start.
+    static func schedule(on time: ExchangeTime, at wake: Duration, now: Duration, _ target: any DeadlineTarget)
         -> DeadlineWake
     {
         let clock = time.clock
-        if time.isSystem {
+        if let start = time.systemStart {
             // The shared timer keeps the system clock's time (Dispatch's uptime).
-            return .system(DeadlineScheduler.shared.schedule(after: wait, target))
+            return .system(DeadlineScheduler.shared.schedule(at: start + wake, target))
         }
+        let wait = wake - now
         if let manual = clock as? ManualClock {
             let instant = manual.now.advanced(by: wait)
             return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
@@ -69,12 +71,50 @@ final class DeadlineScheduler: @unchecked Sendable {
         let due: ContinuousClock.Instant
         let id: UInt64
     }
+    /// Where a target waits: ids name a slot and the slot's generation, so a slot can be reused
+    /// at once (a stale id finds another generation) and no id is hashed.
+    private struct Slot {
+        var generation: UInt32 = 0
+        var target: (any DeadlineTarget)?
+    }
     private struct State {
         /// A min-heap by `due`; entries whose target left stay until they come up (or a compaction).
         var heap: [Entry] = []
-        var targets: [UInt64: any DeadlineTarget] = [:]
-        var nextId: UInt64 = 0
+        var slots: [Slot] = []
+        var free: [Int] = []
+        var waiting = 0
         var armedAt: ContinuousClock.Instant?
+
+        mutating func add(_ target: any DeadlineTarget) -> UInt64 {
+            let index: Int
+            if let reused = free.popLast() {
+                index = reused
+            } else {
+                index = slots.count
+                slots.append(Slot())
+            }
+            slots[index].target = target
+            waiting += 1
+            return UInt64(slots[index].generation) << 32 | UInt64(index)
+        }
+
+        /// The target of `id` if it still waits, taken out of its slot.
+        mutating func take(_ id: UInt64) -> (any DeadlineTarget)? {
+            let index = Int(id & 0xFFFF_FFFF)
+            guard index < slots.count, slots[index].generation == UInt32(id >> 32),
+                let target = slots[index].target
+            else { return nil }
+            slots[index].target = nil
+            slots[index].generation &+= 1
+            free.append(index)
+            waiting -= 1
+            return target
+        }
+
+        static func isWaiting(_ id: UInt64, in slots: [Slot]) -> Bool {
+            let index = Int(id & 0xFFFF_FFFF)
+            return slots[index].generation == UInt32(id >> 32) && slots[index].target != nil
+        }
     }
     private let state = Locked(State())
     /// The clock of every request scheduled here: deadlines are kept and compared on it; Dispatch
@@ -83,7 +123,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
     /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
-    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.targets.count, $0.heap.count) } }
+    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.waiting, $0.heap.count) } }
 
     init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "CoreNetKit.deadlines"))
@@ -91,28 +131,36 @@ final class DeadlineScheduler: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Schedules `target` `delay` from now (at most a day ahead: a target woken early looks at
-    /// its clock and schedules again); returns the entry's id for ``cancel(_:)``.
-    func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
-        let now = clock.now
-        let due = now + min(max(delay, .zero), .seconds(86_400))
-        return state.withLock { state in
-            state.nextId += 1
-            let id = state.nextId
-            state.targets[id] = target
+    /// Schedules `target` at `due` (at most a day ahead: a target woken early looks at its clock
+    /// and schedules again); returns the entry's id for ``cancel(_:)``.
+    func schedule(at due: ContinuousClock.Instant, _ target: any DeadlineTarget) -> UInt64 {
+        state.withLock { state in
+            let id = state.add(target)
+            if let armedAt = state.armedAt, armedAt <= due {
+                // The timer wakes earlier anyway: the clock is read only to arm it.
+                Self.push(Entry(due: due, id: id), into: &state.heap)
+                return id
+            }
+            let now = clock.now
+            let due = min(due, now + .seconds(86_400))
             Self.push(Entry(due: due, id: id), into: &state.heap)
-            if state.armedAt.map({ due < $0 }) ?? true { arm(&state, at: due, now: now) }
+            arm(&state, at: due, now: now)
             return id
         }
     }
 
-    /// Forgets an entry that has not fired.
+    /// Schedules `target` `delay` from now; see ``schedule(at:_:)``.
+    func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
+        schedule(at: clock.now + max(delay, .zero), target)
+    }
+
+    /// Removes the entry `id`, if it has not fired yet.
     func cancel(_ id: UInt64) {
         state.withLock { state in
-            guard state.targets.removeValue(forKey: id) != nil else { return }
-            if state.heap.count > 2 * state.targets.count + 1024 {
-                let targets = state.targets
-                state.heap.removeAll { targets[$0.id] == nil }
+            guard state.take(id) != nil else { return }
+            if state.heap.count > 2 * state.waiting + 1024 {
+                let slots = state.slots
+                state.heap.removeAll { !State.isWaiting($0.id, in: slots) }
                 state.heap.sort { $0.due < $1.due }  // a sorted array is a min-heap
             }
         }
@@ -124,7 +172,7 @@ final class DeadlineScheduler: @unchecked Sendable {
             var due: [any DeadlineTarget] = []
             while let first = state.heap.first, first.due <= now {
                 Self.popFirst(from: &state.heap)
-                if let target = state.targets.removeValue(forKey: first.id) { due.append(target) }
+                if let target = state.take(first.id) { due.append(target) }
             }
             state.armedAt = nil
             if let next = state.heap.first { arm(&state, at: next.due, now: now) }

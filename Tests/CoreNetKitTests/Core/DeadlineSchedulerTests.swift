@@ -87,4 +87,19 @@ import Testing
         #expect(scheduler.counts.waiting == 0)
         #expect(recorder.woken.withLock { $0 }.isEmpty)
     }
+
+    @Test func aStaleIdNeitherCancelsTheNextEntryInItsSlotNorCountsTwice() async throws {
+        let scheduler = DeadlineScheduler()
+        let recorder = Recorder(expecting: 1)
+        let first = scheduler.schedule(after: .seconds(3_600), recorder.target(99))
+        scheduler.cancel(first)
+        // The freed slot is reused at once; the old id names its previous generation.
+        let second = scheduler.schedule(after: .milliseconds(10), recorder.target(1))
+        scheduler.cancel(first)
+        #expect(scheduler.counts.waiting == 1)
+        try await withTimeout(10, "the entry in the reused slot") { await recorder.all.value }
+        #expect(recorder.woken.withLock { $0 } == [1])
+        scheduler.cancel(second)  // already fired: nothing to remove
+        #expect(scheduler.counts.waiting == 0)
+    }
 }
