@@ -19,9 +19,9 @@ import FoundationNetworking
 final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
-    /// For each of ``interceptors``, when the chain may pass over it; empty when the request
+    /// For each of ``interceptors``, which standard stage it is; empty when the request
     /// has monitors, which time every stage.
-    let passOvers: [StagePassOver?]
+    let standardStages: [StandardStage?]
     let requestId: String
     /// `nil` when the request has no file to stream or download: then it needs no transfer
     /// bookkeeping unless somebody watches its progress (``progressWatch``).
@@ -45,7 +45,7 @@ final class Exchange: Sendable {
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
-        self.passOvers = monitoring == nil ? configuration.stagePassOvers : []
+        self.standardStages = monitoring == nil ? configuration.standardStages : []
         self.requestId = requestId
         self.transfer = transfer
         self.progressWatch = transfer == nil ? progressWatch : nil

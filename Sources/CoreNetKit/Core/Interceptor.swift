@@ -151,17 +151,35 @@ public struct InterceptorChain: Sendable {
         InterceptorChain(exchange: exchange.forked(), index: index)
     }
 
+    @inline(__always)
     private func run(_ request: ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
         var index = index
-        // A standard stage with nothing to do for this request is passed over: it would only
-        // call `proceed`, and its frames are the cost (none are without monitors' stage times).
-        let passOvers = exchange.passOvers
-        if !passOvers.isEmpty {
+        var request = request
+        // A standard stage runs without its frames (none are without monitors' stage times):
+        // passed over when it has nothing to do for this request, in line when its work is short.
+        let standardStages = exchange.standardStages
+        if !standardStages.isEmpty {
             let configuration = exchange.configuration
-            while index < interceptors.count, let passOver = passOvers[index],
-                passOver.passes(request, under: configuration)
-            {
+            while index < interceptors.count, let stage = standardStages[index] {
+                switch stage {
+                case .validation:
+                    // ResponseValidationInterceptor.intercept(_:next:), in line.
+                    let response = try await InterceptorChain(exchange: exchange, index: index + 1).run(request)
+                    try ResponseValidationInterceptor.validate(
+                        response, validators: configuration.validators, errorMappers: configuration.errorMappers)
+                    return response
+                case .preparators:
+                    // PreparatorInterceptor.intercept(_:next:), in line (no monitors to tell).
+                    for preparator in configuration.preparators {
+                        request = try await preparator.prepare(request)
+                    }
+                case .retry, .cache, .accessToken:
+                    guard stage.passes(request, under: configuration) else {
+                        return try await interceptors[index].intercept(
+                            request, next: InterceptorChain(exchange: exchange, index: index + 1))
+                    }
+                }
                 index += 1
             }
         }

@@ -51,19 +51,21 @@ extension NetworkConfiguration {
     }
 }
 
-/// When a standard stage has nothing to do for a request, so the chain may pass over it (it
-/// would only call `proceed`): each case states its stage's own first guard, for the settings
-/// and the request at hand. Decided per stage list when the list is set, not per request.
-enum StagePassOver: Sendable {
+/// Which standard stage a stage of the list is, so the chain can run it without its frames:
+/// pass over it when it has nothing to do for the request (it would only call `proceed`), or do
+/// its work in line (validation, the preparators). Decided per stage list when the list is set,
+/// not per request; a stage of yours is `nil` and always runs as itself.
+enum StandardStage: Sendable {
+    case validation
     case retry
     case preparators
     case cache
     case accessToken
 
-    /// The pass-over of `stage`; `nil` for a stage that always works (validation) or is not a
-    /// standard one.
+    /// The standard stage `stage` is; `nil` for a stage that is not a standard one.
     init?(_ stage: any Interceptor) {
         switch stage {
+        case is ResponseValidationInterceptor: self = .validation
         case is RetryInterceptor: self = .retry
         case is PreparatorInterceptor: self = .preparators
         case is CacheInterceptor: self = .cache
@@ -72,9 +74,11 @@ enum StagePassOver: Sendable {
         }
     }
 
-    /// Whether the stage would hand `request` on unchanged under `configuration`.
+    /// Whether the stage would hand `request` on unchanged under `configuration`: each case
+    /// states its stage's own first guard. Validation always has work to do.
     func passes(_ request: ServerRequest, under configuration: NetworkConfiguration) -> Bool {
         switch self {
+        case .validation: return false
         case .retry: return !request.hasRetryPolicy && configuration.retryPolicy == nil
         case .preparators: return configuration.preparators.isEmpty
         case .cache: return configuration.cacheAdapter == nil && request.cachePolicy != .cacheOnly

@@ -162,7 +162,7 @@ public struct NetworkConfiguration: Sendable {
             let stages = Self.withStandardStages(newValue)
             let storage = mutableStorage
             storage.interceptors = stages
-            storage.passOvers = stages.map(StagePassOver.init)
+            storage.standardStages = stages.map(StandardStage.init)
         }
     }
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
@@ -188,8 +188,8 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.cookieStorage = newValue }
     }
 
-    /// For each stage of ``interceptors``, when the chain may pass over it.
-    var stagePassOvers: [StagePassOver?] { storage.passOvers }
+    /// For each stage of ``interceptors``, which standard stage it is (``StandardStage``).
+    var standardStages: [StandardStage?] { storage.standardStages }
 
     /// The standard stages, from the outside in: validation and error mapping, retry, the
     /// preparators, the cache, the access token.
@@ -272,8 +272,8 @@ public struct NetworkConfiguration: Sendable {
         var clock: any NetworkClock
         var heuristicFreshness: HeuristicFreshness?
         var cookieStorage: HTTPCookieStorage?
-        /// For each of `interceptors`, when the chain may pass over it (`nil`: never).
-        var passOvers: [StagePassOver?]
+        /// For each of `interceptors`, which standard stage it is (`nil`: a stage of yours).
+        var standardStages: [StandardStage?]
 
         init(
             transport: any Transport,
@@ -320,7 +320,7 @@ public struct NetworkConfiguration: Sendable {
             self.clock = clock
             self.heuristicFreshness = heuristicFreshness
             self.cookieStorage = cookieStorage
-            self.passOvers = interceptors.map(StagePassOver.init)
+            self.standardStages = interceptors.map(StandardStage.init)
         }
 
         func copy() -> Storage {
