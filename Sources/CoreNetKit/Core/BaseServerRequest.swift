@@ -154,12 +154,10 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         // A generated id is unique, so the pipeline runs right here, in the caller's Task:
         // no Task to start and no continuation to resume.
         let pool = configuration.taskPool
-        let id = pool.generateId()
         let member = InlineRequest()
-        pool.register(
-            id: id, entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
-            member: member)
-        defer { pool.remove(id: id, member: member) }
+        let (id, number) = pool.registerGenerated(
+            request: serverRequest, startedAt: configuration.clock.currentDate, member: member)
+        defer { pool.removeGenerated(number, member: member) }
         withUnsafeCurrentTask { task in member.attach(task) }
         let result = await RequestPipeline.run(
             self, serverRequest, configuration: configuration, requestId: id, broadcast: nil)

@@ -66,7 +66,8 @@ final class Exchange: Sendable {
     /// transport's failure once and logs both ways.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
-        var transportRequest = try await encode(request)
+        // Without a transfer the encoding is synchronous: no frame of its own.
+        var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
         if let cookies = configuration.cookieStorage {
             CookieJar.attach(to: &transportRequest, from: cookies, now: configuration.clock.currentDate)
         }
@@ -187,6 +188,7 @@ final class Exchange: Sendable {
 
     /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,
     /// else into memory.
+    @inline(__always)
     static func read(_ response: TransportResponse, for request: ServerRequest, reader: BodyReader) async throws
         -> ReceivedResponse
     {
@@ -197,18 +199,23 @@ final class Exchange: Sendable {
         return try await reader.collect(response)
     }
 
+    /// Encodes `request` for a request without a transfer: its body in memory, watched for
+    /// upload progress when a context may ask for it.
+    private func encodeInMemory(_ request: ServerRequest) throws -> TransportRequest {
+        var encoded = try RequestEncoder.encode(
+            request, encoder: configuration.encoder, defaultTimeout: configuration.timeout)
+        if let progressWatch, !encoded.body.isEmpty {
+            encoded.body.observer = UploadObserver { sent, total in
+                progressWatch.watchedTransfer()?.report(.upload, completed: sent, expected: total)
+            }
+        }
+        return encoded
+    }
+
     private func encode(_ request: ServerRequest) async throws -> TransportRequest {
+        guard let transfer else { return try encodeInMemory(request) }
         let encoder = configuration.encoder
         let timeout = configuration.timeout
-        guard let transfer else {
-            var encoded = try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout)
-            if let progressWatch, !encoded.body.isEmpty {
-                encoded.body.observer = UploadObserver { sent, total in
-                    progressWatch.watchedTransfer()?.report(.upload, completed: sent, expected: total)
-                }
-            }
-            return encoded
-        }
         let files = transfer.temporaryFiles
         return try await transfer.encode(request) { request in
             try RequestEncoder.encode(request, encoder: encoder, defaultTimeout: timeout, temporaryFiles: files)

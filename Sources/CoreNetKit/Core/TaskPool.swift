@@ -44,11 +44,30 @@ public final class TaskPool: Sendable {
     private struct Slot {
         let entry: Entry
         let broadcast: any PoolMember
+        /// `broadcast`'s identity, compared on removal without copying the slot.
+        let member: ObjectIdentifier
+
+        init(entry: Entry, broadcast: any PoolMember) {
+            self.entry = entry
+            self.broadcast = broadcast
+            self.member = ObjectIdentifier(broadcast)
+        }
     }
 
     private struct State {
+        /// Requests registered by id (named, or joined by id).
         var slots: [String: Slot] = [:]
+        /// Requests run in their caller's Task under an id made here, keyed by its number: an
+        /// integer hashes for a fraction of a string.
+        var generated: [Int: Slot] = [:]
         var nextId = 0
+
+        func slot(_ id: String) -> Slot? {
+            if let slot = slots[id] { return slot }
+            return TaskPool.generatedNumber(id).flatMap { generated[$0] }
+        }
+
+        var all: [Slot] { Array(slots.values) + Array(generated.values) }
     }
 
     private let state = Locked(State())
@@ -57,15 +76,15 @@ public final class TaskPool: Sendable {
     public init() {}
 
     /// The ids of the requests in flight, sorted.
-    public var ids: [String] { state.withLock { $0.slots.keys.sorted() } }
+    public var ids: [String] { state.withLock { $0.all.map(\.entry.id) }.sorted() }
     /// The requests in flight, oldest first.
     public var entries: [Entry] {
-        state.withLock { $0.slots.values.map(\.entry) }.sorted { $0.startedAt < $1.startedAt }
+        state.withLock { $0.all.map(\.entry) }.sorted { $0.startedAt < $1.startedAt }
     }
     /// How many requests are in flight.
-    public var count: Int { state.withLock { $0.slots.count } }
+    public var count: Int { state.withLock { $0.slots.count + $0.generated.count } }
     /// Whether no request is in flight.
-    public var isEmpty: Bool { state.withLock { $0.slots.isEmpty } }
+    public var isEmpty: Bool { state.withLock { $0.slots.isEmpty && $0.generated.isEmpty } }
 
     /// The request in flight with `id`, if any: its method, URL and start time. `nil` once the
     /// request finished or was cancelled.
@@ -73,27 +92,84 @@ public final class TaskPool: Sendable {
     /// ```swift
     /// if let entry = TaskPool.shared.find(id: "create-order-7") { print(entry.method, entry.url) }
     /// ```
-    public func find(id: String) -> Entry? { state.withLock { $0.slots[id]?.entry } }
+    public func find(id: String) -> Entry? { state.withLock { $0.slot(id)?.entry } }
 
     /// Cancels every context of the request `id`; does nothing if none is in flight.
     public func cancel(id: String) {
-        let member = state.withLock { $0.slots[id]?.broadcast }
+        let member = state.withLock { $0.slot(id)?.broadcast }
         member?.cancelAll()
     }
 
     /// Cancels every request in flight.
     public func cancelAll() {
-        let members = state.withLock { $0.slots.values.map(\.broadcast) }
+        let members = state.withLock { $0.all.map(\.broadcast) }
         for member in members { member.cancelAll() }
     }
 
     // MARK: Internal
 
     func generateId() -> String {
+        Self.generatedId(
+            state.withLock { state in
+                state.nextId += 1
+                return state.nextId
+            })
+    }
+
+    /// Registers a request under an id made here (the caller's Task runs it, so nobody joins
+    /// it); remove it with ``removeGenerated(_:member:)`` and the returned number.
+    func registerGenerated(
+        request: ServerRequest, startedAt: Date, member: any PoolMember
+    ) -> (id: String, number: Int) {
         state.withLock { state in
             state.nextId += 1
-            return "request-\(state.nextId)"
+            let number = state.nextId
+            let id = Self.generatedId(number)
+            let entry = Entry(id: id, request: request, startedAt: startedAt)
+            state.generated[number] = Slot(entry: entry, broadcast: member)
+            return (id, number)
         }
+    }
+
+    /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`.
+    func removeGenerated(_ number: Int, member: AnyObject) {
+        let removed: Slot? = state.withLock { state in
+            guard let index = state.generated.index(forKey: number),
+                state.generated.values[index].member == ObjectIdentifier(member)
+            else { return nil }
+            return state.generated.remove(at: index).value
+        }
+        _ = removed  // released outside the lock: the entry holds the whole request
+    }
+
+    /// `request-<number>`, written digit by digit (an interpolation costs several times more).
+    static func generatedId(_ number: Int) -> String {
+        var digits = 1
+        var rest = number / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return String(unsafeUninitializedCapacity: 8 + digits) { buffer in
+            let prefix: StaticString = "request-"
+            buffer.baseAddress!.initialize(from: prefix.utf8Start, count: 8)
+            var rest = number
+            for position in stride(from: 8 + digits - 1, through: 8, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return 8 + digits
+        }
+    }
+
+    /// The number of an id ``generatedId(_:)`` made, or `nil`.
+    static func generatedNumber(_ id: String) -> Int? {
+        guard id.hasPrefix("request-") else { return nil }
+        let digits = id.utf8.dropFirst(8)
+        guard !digits.isEmpty, digits.first != UInt8(ascii: "0") || digits.count == 1,
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Int(Substring(digits))
     }
 
     /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
@@ -123,7 +199,7 @@ public final class TaskPool: Sendable {
     func remove(id: String, member: AnyObject) {
         state.withLock { state in
             // One lookup: the index, then removal at it.
-            if let index = state.slots.index(forKey: id), state.slots.values[index].broadcast === member {
+            if let index = state.slots.index(forKey: id), state.slots.values[index].member == ObjectIdentifier(member) {
                 state.slots.remove(at: index)
             }
         }

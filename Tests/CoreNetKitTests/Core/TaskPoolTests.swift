@@ -66,6 +66,49 @@ import Testing
         }
     }
 
+    @Test func anAsyncRequestIsListedFoundAndCancelledByItsGeneratedId() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let named = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool-async", id: "named") }
+                .perform()
+            let namedLog = EventLog(named)
+            let running = Task {
+                try await TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool-async") }
+                    .performAsync()
+            }
+            try await server.waitForArrivals(at: "pool-async", count: 2)
+
+            let pool = configuration.taskPool
+            #expect(pool.count == 2)
+            let generated = try #require(pool.ids.first { $0 != "named" })
+            #expect(generated.hasPrefix("request-"))
+            #expect(pool.find(id: generated)?.method == .get)
+            #expect(pool.find(id: generated)?.url.hasSuffix("/hold/pool-async") == true)
+            #expect(pool.entries.count == 2)
+
+            pool.cancel(id: generated)
+            let error = try await #require(throws: BaseServerError.self) { try await running.value }
+            #expect(error.code == .cancelled)
+            #expect(pool.ids == ["named"])
+
+            server.release("pool-async")
+            _ = try await namedLog.success()
+            #expect(pool.isEmpty)
+        }
+    }
+
+    @Test(arguments: [0, 1, 9, 10, 99, 100, 12_345, Int.max])
+    func aGeneratedIdNamesItsNumber(number: Int) {
+        let id = TaskPool.generatedId(number)
+        #expect(id == "request-\(number)")
+        #expect(TaskPool.generatedNumber(id) == number)
+    }
+
+    @Test(arguments: ["request-", "request-007", "request-x1", "request-1x", "Request-1", "named", "request--1"])
+    func anIdThePoolDidNotMakeIsNotTakenForAGeneratedOne(id: String) {
+        #expect(TaskPool.generatedNumber(id) == nil)
+    }
+
     @Test func secondRequestWithTheIdOfOneInFlightJoinsIt() async throws {
         try await withTestServer { server in
             let configuration = testConfiguration()
