@@ -32,6 +32,11 @@ import FoundationNetworking
 /// out while healthy). Waiting is not bounded by the timeout: cancel the request to give up. Each
 /// waiting request holds a slot in the queue only; nothing is sent.
 ///
+/// The timeout is kept by the library's deadline, to the millisecond. The session's own timer is
+/// only a backstop behind it: on Linux, where FoundationNetworking counts `timeoutInterval` in
+/// whole seconds (0.5 s would end the request at once), a request's `URLRequest` gets its timeout
+/// rounded up to a whole second, plus one.
+///
 /// ## The body, backpressure and the buffer
 ///
 /// ``send(_:)`` returns at the response head; the body reaches the pipeline through a buffer fed
