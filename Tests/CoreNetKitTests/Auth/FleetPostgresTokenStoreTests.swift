@@ -74,7 +74,9 @@ struct FleetPostgresTokenStoreTests {
     @Test func aHolderSilentPastItsLeaseLosesTheLockAndItsWrite() async throws {
         let account = "lease-\(UUID().uuidString)"
         let hung = try await TestDatabase.store(account: account, lease: .milliseconds(300))
-        let other = try await TestDatabase.store(account: account, lease: .milliseconds(300))
+        // The taker's own lease is long: with 300 ms, a loaded machine that paused it for that
+        // long between two statements had the database end its session too (SQLSTATE 25P03).
+        let other = try await TestDatabase.store(account: account, lease: .seconds(30))
         try await hung.write(SharedTokens(tokens: FleetFixture.firstTokens))
         let holding = Once<Void>()
         let wakeUp = Once<Void>()
