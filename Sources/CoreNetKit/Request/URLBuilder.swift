@@ -26,17 +26,17 @@ enum URLBuilder {
         // On the UTF-8 bytes, written once into a string of the right size: every separator here
         // is ASCII, and the Character view's grapheme breaking (or appending piece by piece) cost
         // more than the rest of the request's encoding together.
+        if let url = recent.url(base: baseText, relative: relative, query: encodedQuery) { return url }
         let joined = baseText.withUTF8 { base in
             relative.withUTF8 { relative in
                 encodedQuery.withUTF8 { query in join(base: base, relative: relative, query: query) }
             }
         }
-        if let url = recent.url(for: joined) { return url }
         guard let url = URL(string: joined), hasPlainSchemeAndHost(joined) || (url.scheme != nil && url.host != nil)
         else {
             throw BaseServerError.invalidRequest("\"\(LogRedactor.redact(urlText: joined))\" is not a valid URL")
         }
-        recent.remember(url, for: joined)
+        recent.remember(url, base: baseText, relative: relative, query: encodedQuery)
         return url
     }
 
@@ -182,43 +182,53 @@ enum URLBuilder {
     }
 }
 
-/// A small cache of parsed URLs, keyed by their text: direct-mapped, so a lookup is one hash,
-/// one slot and one comparison under a lock, and a miss simply overwrites the slot.
+/// A small cache of built URLs, keyed by what they are built from (the base URL's text, the
+/// relative URL and the encoded query): direct-mapped, so a lookup is one hash, one slot and
+/// three comparisons under a lock, and a miss simply overwrites the slot. A hit joins no text.
 ///
-/// `URL(string:)` is a pure function of its text, so a remembered URL is the URL a fresh parse
-/// would give. Only valid URLs are remembered, and only short ones: a long query (a search, a
-/// signed link) is parsed every time rather than kept in memory after its request.
+/// The URL is a pure function of those three (the joined text, then `URL(string:)`), so a
+/// remembered URL is the URL a fresh build would give. Only valid URLs are remembered, and only
+/// short ones: a long query (a search, a signed link) is built every time rather than kept in
+/// memory after its request.
 final class RecentURLs: Sendable {
     /// The number of slots.
     static let capacity = 64
-    /// The longest text remembered, in UTF-8 bytes.
+    /// The longest text remembered (the three parts together), in UTF-8 bytes.
     static let longestText = 256
 
     private struct Slot {
-        var text: String
+        var base: String
+        var relative: String
+        var query: String
         var url: URL
     }
 
     private let slots = Locked([Slot?](repeating: nil, count: RecentURLs.capacity))
 
-    /// The URL remembered for `text`, if any.
-    func url(for text: String) -> URL? {
-        guard text.utf8.count <= Self.longestText else { return nil }
-        let index = Self.slot(of: text)
+    /// The URL remembered for `base`, `relative` and `query`, if any.
+    func url(base: String, relative: String, query: String) -> URL? {
+        guard let index = Self.slot(base, relative, query) else { return nil }
         return slots.withLock { slots in
-            guard let slot = slots[index], slot.text == text else { return nil }
+            guard let slot = slots[index], slot.relative == relative, slot.base == base, slot.query == query
+            else { return nil }
             return slot.url
         }
     }
 
-    /// Remembers `url`, parsed from `text`, in place of whatever shared its slot.
-    func remember(_ url: URL, for text: String) {
-        guard text.utf8.count <= Self.longestText else { return }
-        let index = Self.slot(of: text)
-        slots.withLock { $0[index] = Slot(text: text, url: url) }
+    /// Remembers `url`, built from `base`, `relative` and `query`, in place of whatever shared
+    /// its slot.
+    func remember(_ url: URL, base: String, relative: String, query: String) {
+        guard let index = Self.slot(base, relative, query) else { return }
+        slots.withLock { $0[index] = Slot(base: base, relative: relative, query: query, url: url) }
     }
 
-    private static func slot(of text: String) -> Int {
-        Int(UInt(bitPattern: text.hashValue) % UInt(capacity))
+    /// The slot of the three parts; `nil` when they are too long to remember.
+    private static func slot(_ base: String, _ relative: String, _ query: String) -> Int? {
+        guard base.utf8.count + relative.utf8.count + query.utf8.count <= longestText else { return nil }
+        var hasher = Hasher()
+        hasher.combine(base)
+        hasher.combine(relative)
+        hasher.combine(query)
+        return Int(UInt(bitPattern: hasher.finalize()) % UInt(capacity))
     }
 }

@@ -95,26 +95,31 @@ import Testing
 
     @Test func aRememberedURLIsTheURLAFreshParseGives() {
         let recent = RecentURLs()
-        // More texts than slots, so slots are overwritten and collisions replace each other.
-        let texts = (0..<(RecentURLs.capacity * 3)).map { "http://api.example.com/v1/orders/\($0)?page=\($0 % 7)" }
-        for text in texts { recent.remember(URL(string: text)!, for: text) }
+        let base = "http://api.example.com/v1"
+        // More URLs than slots, so slots are overwritten and collisions replace each other.
+        let parts = (0..<(RecentURLs.capacity * 3)).map { ("/orders/\($0)", "page=\($0 % 7)") }
+        for (relative, query) in parts {
+            recent.remember(URL(string: base + relative + "?" + query)!, base: base, relative: relative, query: query)
+        }
 
-        for text in texts {
-            if let url = recent.url(for: text) {
-                #expect(url == URL(string: text)!)
-                #expect(url.absoluteString == text)
+        for (relative, query) in parts {
+            if let url = recent.url(base: base, relative: relative, query: query) {
+                #expect(url.absoluteString == base + relative + "?" + query)
             }
         }
-        #expect(texts.contains { recent.url(for: $0) != nil })
-        #expect(recent.url(for: "http://api.example.com/never-built") == nil)
+        #expect(parts.contains { recent.url(base: base, relative: $0.0, query: $0.1) != nil })
+        #expect(recent.url(base: base, relative: "/never-built", query: "") == nil)
+        // The same text split differently is another key.
+        #expect(recent.url(base: base + "/orders", relative: "/1", query: "page=1") == nil)
     }
 
     @Test func aLongURLIsNotKeptAfterItsRequest() {
         let recent = RecentURLs()
-        let text = "http://api.example.com/search?q=" + String(repeating: "a", count: RecentURLs.longestText)
-        recent.remember(URL(string: text)!, for: text)
+        let base = "http://api.example.com"
+        let query = "q=" + String(repeating: "a", count: RecentURLs.longestText)
+        recent.remember(URL(string: base + "/search?" + query)!, base: base, relative: "/search", query: query)
 
-        #expect(recent.url(for: text) == nil)
+        #expect(recent.url(base: base, relative: "/search", query: query) == nil)
     }
 
     @Test func buildingTheSameURLAgainGivesAnEqualURL() throws {
