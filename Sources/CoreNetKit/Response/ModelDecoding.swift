@@ -69,6 +69,15 @@ enum ModelDecoding {
         decoder: JSONDecoder
     ) throws -> T {
         guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) }
+        return try decodeValue(type, data: data, under: keyPath, decoder: decoder)
+    }
+
+    /// `decodeValue(_:data:keyPath:decoder:)` under a key path: out of line, so a request
+    /// without one never looks up the `KeyPathDecoded<T>` type.
+    @inline(never)
+    private static func decodeValue<T: Decodable>(
+        _ type: T.Type, data: Data, under keyPath: String, decoder: JSONDecoder
+    ) throws -> T {
         let keyed = JSONDecoder()
         keyed.dateDecodingStrategy = decoder.dateDecodingStrategy
         keyed.dataDecodingStrategy = decoder.dataDecodingStrategy
