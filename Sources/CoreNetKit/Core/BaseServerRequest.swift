@@ -157,7 +157,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let member = InlineRequest()
         let (id, number) = pool.registerGenerated(
             request: serverRequest, startedAt: configuration.clock.currentDate, member: member)
-        defer { pool.removeGenerated(number, member: member) }
+        defer { pool.removeGenerated(number) }
         withUnsafeCurrentTask { task in member.attach(task) }
         let result = await RequestPipeline.run(
             self, serverRequest, configuration: configuration, requestId: id, broadcast: nil)

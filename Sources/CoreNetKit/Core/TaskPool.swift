@@ -117,7 +117,7 @@ public final class TaskPool: Sendable {
     }
 
     /// Registers a request under an id made here (the caller's Task runs it, so nobody joins
-    /// it); remove it with ``removeGenerated(_:member:)`` and the returned number.
+    /// it); remove it with ``removeGenerated(_:)`` and the returned number.
     func registerGenerated(
         request: ServerRequest, startedAt: Date, member: any PoolMember
     ) -> (id: String, number: Int) {
@@ -132,13 +132,9 @@ public final class TaskPool: Sendable {
     }
 
     /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`.
-    func removeGenerated(_ number: Int, member: AnyObject) {
-        let removed: Slot? = state.withLock { state in
-            guard let index = state.generated.index(forKey: number),
-                state.generated.values[index].member == ObjectIdentifier(member)
-            else { return nil }
-            return state.generated.remove(at: index).value
-        }
+    /// A number is made once and only its request knows it, so no identity is compared.
+    func removeGenerated(_ number: Int) {
+        let removed = state.withLock { $0.generated.removeValue(forKey: number) }
         _ = removed  // released outside the lock: the entry holds the whole request
     }
 
