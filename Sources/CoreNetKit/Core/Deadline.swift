@@ -346,7 +346,7 @@ struct ExchangeTime: Sendable {
         self.clock = clock
         // A type check, not a cast: the system clock has no state of its own.
         if ObjectIdentifier(type(of: clock)) == ObjectIdentifier(SystemClock.self) {
-            systemStart = ContinuousClock.now
+            systemStart = SystemClock().now
             start = nil
         } else {
             systemStart = nil
@@ -356,7 +356,7 @@ struct ExchangeTime: Sendable {
 
     /// The time since the start, on the clock.
     var now: Duration {
-        if let systemStart { return systemStart.duration(to: .now) }
+        if let systemStart { return systemStart.duration(to: SystemClock().now) }
         return start.map { clock.elapsed(since: $0) } ?? .zero
     }
 }

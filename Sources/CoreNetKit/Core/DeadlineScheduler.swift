@@ -131,8 +131,8 @@ final class DeadlineScheduler: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Schedules `target` at `due` (at most a day ahead: a target woken early looks at its clock
-    /// and schedules again); returns the entry's id for ``cancel(_:)``.
+    /// Schedules `target` at `due`; returns the entry's id for ``cancel(_:)``. The timer is
+    /// armed at most a day ahead: a wake that finds nothing due re-arms on the clock.
     func schedule(at due: ContinuousClock.Instant, _ target: any DeadlineTarget) -> UInt64 {
         state.withLock { state in
             let id = state.add(target)

@@ -75,7 +75,8 @@ enum StandardStage: Sendable {
     }
 
     /// Whether the stage would hand `request` on unchanged under `configuration`: each case
-    /// states its stage's own first guard. Validation always has work to do.
+    /// states its stage's own first guard. The chain asks it of retry, the cache and the access
+    /// token; validation (always work to do) and the preparators run in line instead.
     func passes(_ request: ServerRequest, under configuration: NetworkConfiguration) -> Bool {
         switch self {
         case .validation: return false

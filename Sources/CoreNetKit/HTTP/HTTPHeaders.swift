@@ -29,7 +29,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Creates headers from a dictionary, sorted by name for a stable order.
     public init(_ dictionary: [String: String]) {
         // One array, sorted in place: `sorted` then `map` made two.
-        var fields = dictionary.map { (name: $0.key, value: $0.value) }
+        self.init(sortingByName: dictionary.map { (name: $0.key, value: $0.value) })
+    }
+
+    /// Headers from the fields of a dictionary, sorted by name as `init(_: [String: String])`
+    /// sorts them (for a caller that built the array itself, checking each field on the way).
+    init(sortingByName fields: [(name: String, value: String)]) {
+        var fields = fields
         fields.sort { $0.name < $1.name }
         self.fields = fields
     }

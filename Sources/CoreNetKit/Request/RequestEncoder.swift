@@ -25,7 +25,7 @@ enum RequestEncoder {
         let contentType = parts.contentType
         let multipart = parts.multipart
         let url = try url(of: request, query: parts.query)
-        // Checked and copied in one pass, sorted by name as `HTTPHeaders([String: String])` sorts.
+        // Checked and copied in one pass.
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
@@ -34,7 +34,6 @@ enum RequestEncoder {
             }
             fields.append((name, value))
         }
-        fields.sort { $0.name < $1.name }
         let destination = request.downloadDestination ?? request.resumeData?.destination
         if let destination, !destination.isFileURL {
             throw BaseServerError.invalidRequest(
@@ -45,7 +44,7 @@ enum RequestEncoder {
                 "the resume data's partial file \(partial.absoluteString) is not a file URL")
         }
         var encoded = TransportRequest(
-            method: request.method, url: url, headers: HTTPHeaders(fields),
+            method: request.method, url: url, headers: HTTPHeaders(sortingByName: fields),
             body: body.map { .data($0) } ?? .none, timeout: request.timeout ?? defaultTimeout)
         if let file = request.rawBodyFile, request.rawBody == nil {
             encoded.body = try .file(file)

@@ -18,29 +18,27 @@ import FoundationNetworking
 
 @Suite(.timeLimit(.minutes(3))) struct URLSessionTransportTests {
     @Test func serverSlowerThanTheTimeoutEndsInTimeout() async throws {
-        try await withTestServer { server in
-            let request = TestRequest<JSON>(configuration: testConfiguration()) {
-                server.get("/delay/3000", timeout: 0.5)
-            }
+        let error = try await errorOfAServerSlowerThanHalfASecondTimeout()
 
-            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
-
-            #expect(error.code == .timeout)
-        }
+        #expect(error.code == .timeout)
     }
 
     @Test func aSubSecondTimeoutEndsAtTheLibrarysDeadlineNotAtOnce() async throws {
         // URLSession on Linux truncates `timeoutInterval` to whole seconds: 0.5 s used to end
         // the request within milliseconds, with Foundation's own timeout, before the server answered.
+        let error = try await errorOfAServerSlowerThanHalfASecondTimeout()
+
+        #expect(error.code == .timeout)
+        #expect(error.message == "no complete response within the request's timeout of 0.5 s")
+    }
+
+    /// The error of a GET with a timeout of 0.5 s that the server answers after 3 s.
+    private func errorOfAServerSlowerThanHalfASecondTimeout() async throws -> BaseServerError {
         try await withTestServer { server in
             let request = TestRequest<JSON>(configuration: testConfiguration()) {
                 server.get("/delay/3000", timeout: 0.5)
             }
-
-            let error = try await #require(throws: BaseServerError.self) { try await request.performAsync() }
-
-            #expect(error.code == .timeout)
-            #expect(error.message == "no complete response within the request's timeout of 0.5 s")
+            return try await #require(throws: BaseServerError.self) { try await request.performAsync() }
         }
     }
 
