@@ -133,7 +133,19 @@ enum Deadline {
 /// Not generic over the clock: it keeps its times as durations since it was made
 /// (``ExchangeTime``), so a request does not look up the metadata of a clock-generic timer and
 /// its state at run time on every access.
-final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
+///
+/// One allocation (a ``LockedObject``): its constants, its state and their lock. Copies are the
+/// same timer.
+struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
+    private struct Constants {
+        let time: ExchangeTime
+        let total: TimeInterval?
+        let idle: TimeInterval?
+        /// Whether the exchange runs in the caller's Task (``Deadline``'s `runInCallersTask`):
+        /// then expiry runs the transport's cancel action, and there is no Task to cancel, no
+        /// outcome to hand over and no grace.
+        let inCallersTask: Bool
+    }
     private struct State {
         var last: Duration = .zero
         var deadline: Duration?
@@ -164,29 +176,24 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             return (waiter, result)
         }
     }
-    private let time: ExchangeTime
-    private let total: TimeInterval?
-    private let idle: TimeInterval?
-    /// Whether the exchange runs in the caller's Task (``Deadline``'s `runInCallersTask`): then
-    /// expiry runs the transport's cancel action, and there is no Task to cancel, no outcome to
-    /// hand over and no grace.
-    private let inCallersTask: Bool
-    private let state = Locked(State())
+    private let object: LockedObject<Constants, State>
     /// How long an expired exchange may take to wind down before the request ends without it.
     static let grace = Duration.seconds(2)
 
     init(clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, inCallersTask: Bool = false) {
-        self.time = ExchangeTime(clock)
-        self.total = total
-        self.idle = idle
-        self.inCallersTask = inCallersTask
+        object = LockedObject(
+            Constants(time: ExchangeTime(clock), total: total, idle: idle, inCallersTask: inCallersTask),
+            state: State())
     }
 
+    /// The time on the timer's clock.
+    private var now: Duration { object.withConstants { $0.pointee.time.now } }
+
     /// The `timeout` once the timer expired; `nil` before.
-    var expiry: BaseServerError? { state.withLock { $0.expired } }
+    var expiry: BaseServerError? { object.withLock { $1.expired } }
 
     func cancelsWith(_ cancel: @escaping @Sendable () -> Void) {
-        let cancelNow: Bool = state.withLock { state in
+        let cancelNow: Bool = object.withLock { _, state in
             guard state.expired == nil else { return !state.stopped }
             if !state.stopped { state.cancel = cancel }
             return false
@@ -196,7 +203,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// Hands the outcome to `waiter` once it is decided, at once if it is.
     func wait(_ waiter: UnsafeContinuation<ReceivedResponse, any Error>) {
-        let outcome: Result<ReceivedResponse, any Error>? = state.withLock { state in
+        let outcome: Result<ReceivedResponse, any Error>? = object.withLock { _, state in
             guard let outcome = state.outcome else {
                 state.waiter = waiter
                 return nil
@@ -210,7 +217,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
     /// The exchange's Task returned `result`: the timer stops, and the outcome is decided unless
     /// the grace already ran out. A failure after the timer expired is the `timeout`.
     func exchangeEnded(_ result: Result<ReceivedResponse, any Error>) {
-        let (wake, resume) = state.withLock { state in
+        let (wake, resume) = object.withLock { _, state in
             state.stopped = true
             state.exchange = nil
             let wake = state.wake
@@ -225,7 +232,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// The Task the timer cancels when it expires (at once if it already has).
     func watch(_ exchange: Task<Void, Never>) {
-        let cancelNow: Bool = state.withLock { state in
+        let cancelNow: Bool = object.withLock { _, state in
             state.exchange = exchange
             return state.expired != nil
         }
@@ -234,13 +241,13 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// Starts the deadline now (once): the request is being sent.
     func start() {
-        let now = time.now
-        state.withLock { state in
+        let now = now
+        object.withLock { constants, state in
             guard !state.started, !state.stopped else { return }
             state.started = true
             state.last = now
-            state.deadline = total.map { now + .seconds($0) }
-            arm(&state, now: now)
+            state.deadline = constants.pointee.total.map { now + .seconds($0) }
+            arm(constants, &state, now: now)
         }
     }
 
@@ -250,7 +257,7 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// The exchange ended: the timer never fires after this.
     func stop() {
-        let wake: DeadlineWake? = state.withLock { state in
+        let wake: DeadlineWake? = object.withLock { _, state in
             state.stopped = true
             state.exchange = nil
             state.cancel = nil
@@ -261,18 +268,18 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
     }
 
     func touch() {
-        guard idle != nil else { return }
-        let now = time.now
-        state.withLock { $0.last = now }
+        guard object.withConstants({ $0.pointee.idle != nil }) else { return }
+        let now = now
+        object.withLock { $1.last = now }
     }
 
     func waitingForReader() {
-        state.withLock { $0.waitingForReader = true }
+        object.withLock { $1.waitingForReader = true }
     }
 
     func readerCaughtUp() {
-        let now = time.now
-        state.withLock { state in
+        let now = now
+        object.withLock { _, state in
             state.waitingForReader = false
             state.last = now
         }
@@ -280,25 +287,25 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// Schedules the next wake: the deadline or the end of the idle time, whichever comes first.
     /// While the pipeline waits for a slow reader, it looks again an idle timeout later.
-    private func arm(_ state: inout State, now: Duration) {
+    private func arm(_ constants: UnsafePointer<Constants>, _ state: inout State, now: Duration) {
         var wake = state.deadline
-        if let idle {
+        if let idle = constants.pointee.idle {
             let idleEnd = (state.waitingForReader ? now : state.last) + .seconds(idle)
             wake = wake.map { min($0, idleEnd) } ?? idleEnd
         }
         guard let wake else { return }
-        state.wake = DeadlineWake.schedule(on: time, at: wake, now: now, self)
+        state.wake = DeadlineWake.schedule(on: constants.pointee.time, at: wake, now: now, self)
     }
 
     func deadlineReached() {
-        let now = time.now
+        let now = now
         enum Action {
             case none
             case cancel(Task<Void, Never>?)
             case cancelInCallersTask((@Sendable () -> Void)?)
             case giveUp(UnsafeContinuation<ReceivedResponse, any Error>, Result<ReceivedResponse, any Error>)
         }
-        let action: Action = state.withLock { state in
+        let action: Action = object.withLock { constants, state in
             guard !state.stopped else { return .none }
             if let expired = state.expired {
                 // The grace passed and the exchange is still running: end without it.
@@ -307,22 +314,22 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
             }
             var timeout: BaseServerError?
             if let deadline = state.deadline, now >= deadline {
-                timeout = Deadline.timedOut(
-                    "no complete response within the request's timeout of \(Deadline.seconds(total)) s")
-            } else if let idle, !state.waitingForReader, now >= state.last + .seconds(idle) {
+                let total = Deadline.seconds(constants.pointee.total)
+                timeout = Deadline.timedOut("no complete response within the request's timeout of \(total) s")
+            } else if let idle = constants.pointee.idle, !state.waitingForReader, now >= state.last + .seconds(idle) {
                 timeout = Deadline.timedOut("nothing arrived for the idle timeout of \(Deadline.seconds(idle)) s")
             }
             guard let timeout else {
-                arm(&state, now: now)
+                arm(constants, &state, now: now)
                 return .none
             }
             state.expired = timeout
-            if inCallersTask {
+            if constants.pointee.inCallersTask {
                 state.wake = nil
                 defer { state.cancel = nil }
                 return .cancelInCallersTask(state.cancel)
             }
-            state.wake = DeadlineWake.schedule(on: time, at: now + Self.grace, now: now, self)
+            state.wake = DeadlineWake.schedule(on: constants.pointee.time, at: now + Self.grace, now: now, self)
             return .cancel(state.exchange)
         }
         switch action {
@@ -335,28 +342,43 @@ final class ExchangeTimer: ExchangeActivity, DeadlineTarget {
 }
 
 /// A clock's time as the duration since a fixed start: read without a cast on the system clock.
+///
+/// Plain values and at most one reference, so the timer's constants copy without value witnesses:
+/// another clock and its start, which are existentials, are kept out of line (``OtherClock``).
 struct ExchangeTime: Sendable {
-    let clock: any NetworkClock
     /// The start on the system clock; `nil` for another clock.
     let systemStart: ContinuousClock.Instant?
-    /// The start on another clock.
-    private let start: (any InstantProtocol<Duration>)?
+    /// Another clock and the start on it; `nil` for the system clock.
+    private let other: OtherClock?
 
     init(_ clock: any NetworkClock) {
-        self.clock = clock
         // A type check, not a cast: the system clock has no state of its own.
         if ObjectIdentifier(type(of: clock)) == ObjectIdentifier(SystemClock.self) {
             systemStart = SystemClock().now
-            start = nil
+            other = nil
         } else {
             systemStart = nil
-            start = clock.now
+            other = OtherClock(clock: clock, start: clock.now)
         }
     }
+
+    /// The clock.
+    var clock: any NetworkClock { other?.clock ?? SystemClock() }
 
     /// The time since the start, on the clock.
     var now: Duration {
         if let systemStart { return systemStart.duration(to: SystemClock().now) }
-        return start.map { clock.elapsed(since: $0) } ?? .zero
+        return other.map { $0.clock.elapsed(since: $0.start) } ?? .zero
+    }
+}
+
+/// A clock other than the system clock, and the start an ``ExchangeTime`` counts from on it.
+private final class OtherClock: Sendable {
+    let clock: any NetworkClock
+    let start: any InstantProtocol<Duration>
+
+    init(clock: any NetworkClock, start: any InstantProtocol<Duration>) {
+        self.clock = clock
+        self.start = start
     }
 }

@@ -54,7 +54,7 @@ enum DeadlineWake: Sendable {
 }
 
 /// What a ``DeadlineWake`` wakes.
-protocol DeadlineTarget: AnyObject, Sendable {
+protocol DeadlineTarget: Sendable {
     /// The time it was scheduled for has come (perhaps a little early: it looks at its clock).
     func deadlineReached()
 }

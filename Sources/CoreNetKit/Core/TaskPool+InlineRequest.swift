@@ -6,9 +6,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 /// The TaskPool entry of a request that runs in its caller's Task
-/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. The entry and
-/// its `Locked` state are the two allocations registering such a request costs.
-final class InlineRequest: PoolMember {
+/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. Its one
+/// `Locked` is the one allocation registering such a request costs; copies share it.
+struct InlineRequest: PoolMember {
     private let state = Locked(InlineTask())
 
     func attach(_ current: UnsafeCurrentTask?) {

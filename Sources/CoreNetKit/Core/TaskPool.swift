@@ -44,14 +44,9 @@ public final class TaskPool: Sendable {
     private struct Slot {
         let entry: Entry
         let broadcast: any PoolMember
-        /// `broadcast`'s identity, compared on removal without copying the slot.
-        let member: ObjectIdentifier
-
-        init(entry: Entry, broadcast: any PoolMember) {
-            self.entry = entry
-            self.broadcast = broadcast
-            self.member = ObjectIdentifier(broadcast)
-        }
+        /// `broadcast`'s identity, compared on removal without copying the slot; `nil` for a
+        /// generated slot, which is removed by its number.
+        let member: ObjectIdentifier?
     }
 
     private struct State {
@@ -126,7 +121,7 @@ public final class TaskPool: Sendable {
             let number = state.nextId
             let id = Self.generatedId(number)
             let entry = Entry(id: id, request: request, startedAt: startedAt)
-            state.generated[number] = Slot(entry: entry, broadcast: member)
+            state.generated[number] = Slot(entry: entry, broadcast: member, member: nil)
             return (id, number)
         }
     }
@@ -171,7 +166,7 @@ public final class TaskPool: Sendable {
     /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
     /// one `make` creates. Returns the broadcast and whether it is new, or no broadcast when the
     /// one in flight is of another kind or `accepts` refuses it (another model type).
-    func joinOrRegister<Member: PoolMember>(
+    func joinOrRegister<Member: PoolMember & AnyObject>(
         id: String, entry: @autoclosure () -> Entry, accepts: (Member) -> Bool, join: (Member) -> Bool,
         make: () -> Member
     ) -> (member: Member?, isNew: Bool) {
@@ -181,14 +176,9 @@ public final class TaskPool: Sendable {
                 if join(existing) { return (existing, false) }
             }
             let member = make()
-            state.slots[id] = Slot(entry: entry(), broadcast: member)
+            state.slots[id] = Slot(entry: entry(), broadcast: member, member: ObjectIdentifier(member))
             return (member, true)
         }
-    }
-
-    /// Registers `member` under `id`, which must be new (a generated id).
-    func register(id: String, entry: Entry, member: any PoolMember) {
-        state.withLock { $0.slots[id] = Slot(entry: entry, broadcast: member) }
     }
 
     /// Removes `id` if it is still registered to `member`.
@@ -202,7 +192,8 @@ public final class TaskPool: Sendable {
     }
 }
 
-/// A request in flight as the pool sees it.
-protocol PoolMember: AnyObject, Sendable {
+/// A request in flight as the pool sees it: a context's broadcast (a class, removed by identity)
+/// or a request run inline (removed by its number).
+protocol PoolMember: Sendable {
     func cancelAll()
 }

@@ -22,42 +22,86 @@ import Darwin
 /// be short and synchronous and must not call out to user code.
 struct Locked<Value>: @unchecked Sendable {
     // safe: the value is read and written only between `lock()` and `unlock()` of `storage`'s lock
-    private let storage: Storage
+    private let storage: LockedStorage<Void, Value>
 
     init(_ value: Value) {
-        storage = Storage.create(value)
+        storage = LockedStorage.create((), value)
     }
 
     @inline(__always)
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        try storage.withLockedValue(body)
+        try storage.withLockedState { _, value in try body(&value) }
     }
 
     /// Whether `other` is this lock (a copy of it), not just one holding an equal value.
     func isSame(as other: Locked) -> Bool {
         storage === other.storage
     }
+}
 
-    private final class Storage: ManagedBuffer<Value, PlatformLock> {
-        static func create(_ value: Value) -> Storage {
-            let buffer = Storage.create(minimumCapacity: 1) { _ in value }
-            // The header is initialised; the lock lives in the element storage.
-            buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
-            return unsafeDowncast(buffer, to: Storage.self)
-        }
+/// Constants and a lock-protected state kept with their lock in one allocation: what an object
+/// made for every request (its deadline, the Task of a request run inline) is, where a class
+/// holding a ``Locked`` would be two allocations. Copies share the one object.
+///
+/// A class cannot hold the lock in its own allocation (only `ManagedBuffer` tail-allocates), and
+/// a `ManagedBuffer` subclass cannot be `Sendable`: so the object is this struct's one reference,
+/// and the struct is the `Sendable` handle.
+struct LockedObject<Constants, State>: @unchecked Sendable {
+    // safe: `State` is read and written only between `lock()` and `unlock()` of `storage`'s lock;
+    // `Constants` is written once, when the object is made, before any copy of it is shared
+    private let storage: LockedStorage<Constants, State>
 
-        @inline(__always)
-        func withLockedValue<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-            try withUnsafeMutablePointers { value, lock in
-                PlatformLock.lock(lock)
-                defer { PlatformLock.unlock(lock) }
-                return try body(&value.pointee)
-            }
-        }
+    init(_ constants: Constants, state: State) {
+        storage = LockedStorage.create(constants, state)
+    }
 
-        deinit {
-            withUnsafeMutablePointerToElements { PlatformLock.destroy($0) }
+    /// Runs `body` with the constants (in place: read a field through the pointer, and nothing
+    /// is copied) and the state, under the lock.
+    @inline(__always)
+    func withLock<R>(_ body: (UnsafePointer<Constants>, inout State) throws -> R) rethrows -> R {
+        try storage.withLockedState(body)
+    }
+
+    /// Runs `body` with the constants in place, without the lock (they never change).
+    @inline(__always)
+    func withConstants<R>(_ body: (UnsafePointer<Constants>) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutablePointerToHeader { try body(LockedStorage.constants(in: $0)) }
+    }
+}
+
+/// The fields of a ``LockedStorage``: its constants and its state.
+struct LockedFields<Constants, State> {
+    let constants: Constants
+    var state: State
+}
+
+/// One allocation: the fields as the header, the lock as the one tail element.
+final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constants, State>, PlatformLock> {
+    static func create(_ constants: Constants, _ state: State) -> LockedStorage {
+        let buffer = create(minimumCapacity: 1) { _ in LockedFields(constants: constants, state: state) }
+        // The header is initialised; the lock lives in the element storage.
+        buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
+        return unsafeDowncast(buffer, to: LockedStorage.self)
+    }
+
+    @inline(__always)
+    func withLockedState<R>(_ body: (UnsafePointer<Constants>, inout State) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { fields, lock in
+            PlatformLock.lock(lock)
+            defer { PlatformLock.unlock(lock) }
+            return try body(Self.constants(in: fields), &fields.pointee.state)
         }
+    }
+
+    /// The constants in `fields`: its first stored property, so at its start (a struct's stored
+    /// properties are laid out in the order they are declared).
+    @inline(__always)
+    static func constants(in fields: UnsafeMutablePointer<LockedFields<Constants, State>>) -> UnsafePointer<Constants> {
+        UnsafeRawPointer(fields).assumingMemoryBound(to: Constants.self)
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { PlatformLock.destroy($0) }
     }
 }
 
