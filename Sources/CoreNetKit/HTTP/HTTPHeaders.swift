@@ -34,8 +34,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Headers from the fields of a dictionary, sorted by name as `init(_: [String: String])`
     /// sorts them (for a caller that built the array itself, checking each field on the way).
-    init(sortingByName fields: [(name: String, value: String)]) {
-        var fields = fields
+    /// Consumes `fields`: a caller's last use of its array is sorted in place, not copied first.
+    init(sortingByName fields: consuming [(name: String, value: String)]) {
         fields.sort { $0.name < $1.name }
         self.fields = fields
     }
