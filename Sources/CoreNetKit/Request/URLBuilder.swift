@@ -223,12 +223,23 @@ final class RecentURLs: Sendable {
     }
 
     /// The slot of the three parts; `nil` when they are too long to remember.
+    ///
+    /// FNV-1a over their bytes, not `Hasher`: a slot is only a hint (a hit compares all three
+    /// parts, and a collision only replaces a slot), so a seeded hash buys nothing here, and it
+    /// cost four times as much.
     private static func slot(_ base: String, _ relative: String, _ query: String) -> Int? {
         guard base.utf8.count + relative.utf8.count + query.utf8.count <= longestText else { return nil }
-        var hasher = Hasher()
-        hasher.combine(base)
-        hasher.combine(relative)
-        hasher.combine(query)
-        return Int(UInt(bitPattern: hasher.finalize()) % UInt(capacity))
+        let hash = fnv1a(query, fnv1a(relative, fnv1a(base, 0xcbf2_9ce4_8422_2325)))
+        return Int(hash % UInt64(capacity))
+    }
+
+    /// `hash` mixed with the bytes of `text`, then a separator byte no UTF-8 text contains.
+    private static func fnv1a(_ text: String, _ hash: UInt64) -> UInt64 {
+        func mix(_ bytes: some Sequence<UInt8>) -> UInt64 {
+            var hash = hash
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return (hash ^ 0xFF) &* 0x100_0000_01b3
+        }
+        return text.utf8.withContiguousStorageIfAvailable(mix) ?? mix(text.utf8)
     }
 }
