@@ -43,13 +43,22 @@ struct BodyReader: Sendable {
     func collect(_ response: TransportResponse) async throws -> ReceivedResponse {
         let expected = response.expectedLength
         var data = Data()
-        // A length the server announces may be a lie: reserve no more than a few MiB up front.
-        if let expected, expected > 0 { data.reserveCapacity(Int(min(expected, Int64(min(memoryLimit, 4 << 20))))) }
+        var first = true
         for try await chunk in response.body {
             guard data.count + chunk.count <= memoryLimit else {
                 throw BaseServerError.responseTooLarge(limit: Int64(memoryLimit), statusCode: response.statusCode)
             }
-            data.append(chunk)
+            if first, chunk.startIndex == 0, expected == nil || expected == Int64(chunk.count) {
+                // Perhaps the whole body: kept as the transport gave it, not copied.
+                data = chunk
+            } else {
+                if data.isEmpty, let expected, expected > 0 {
+                    // A length the server announces may be a lie: reserve no more than a few MiB.
+                    data.reserveCapacity(Int(min(expected, Int64(min(memoryLimit, 4 << 20)))))
+                }
+                data.append(chunk)
+            }
+            first = false
             arrived(total: Int64(data.count), expected: expected)
         }
         return ReceivedResponse(
