@@ -90,4 +90,44 @@ final class ByteCounter: @unchecked Sendable {  // safe: `bytes` is touched only
             #expect(counter.total < 1_000_000)
         }
     }
+
+    @Test(arguments: [1, 2])
+    func aBodyInSlicesOfALargerBufferArrivesWithItsIndicesFromZero(pieces: Int) async throws {
+        try await withFaultServer { faults in
+            let configuration = testConfiguration(
+                transport: SlicingTransport(base: sharedTestTransport, pieces: pieces))
+            let base = faults.baseURL
+            let request = TestRequest<Data>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/ok", timeout: 10)
+            }
+
+            let data = try await withTimeout(60, "a sliced body") { try await request.performAsync() }
+
+            #expect(data.startIndex == 0)
+            #expect(data.first == UInt8(ascii: "{"))
+            #expect(String(decoding: data, as: UTF8.self) == #"{"id":1,"name":"ok","tags":["a"]}"#)
+        }
+    }
+}
+
+/// Hands the body on as slices of a larger buffer, whose indices do not start at 0: in one
+/// chunk (as long as the announced length, as a one-chunk body usually is) or in two.
+struct SlicingTransport: Transport {
+    let base: any Transport
+    let pieces: Int
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var response = try await base.send(request)
+        var whole = Data()
+        for try await chunk in response.body { whole.append(chunk) }
+        let padded = Data(repeating: 0x20, count: 7) + whole
+        let middle = 7 + whole.count / 2
+        let chunks = pieces == 1 ? [padded[7...]] : [padded[7..<middle], padded[middle...]]
+        response.body = ResponseBody(
+            AsyncStream<Data> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            })
+        return response
+    }
 }
