@@ -188,6 +188,10 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.cookieStorage = newValue }
     }
 
+    /// For each of ``preparators``, the same preparator when it prepares in place
+    /// (``InPlacePreparator``): the chain runs those without an async call.
+    var inPlacePreparators: [(any InPlacePreparator)?] { storage.inPlacePreparators }
+
     /// For each stage of ``interceptors``, which standard stage it is (``StandardStage``).
     var standardStages: [StandardStage?] { storage.standardStages }
 
@@ -252,7 +256,11 @@ public struct NetworkConfiguration: Sendable {
         }
         /// What the pipeline needs to know of `transport`.
         private(set) var transportTraits: TransportTraits
-        var preparators: [any RequestPreparator]
+        var preparators: [any RequestPreparator] {
+            didSet { inPlacePreparators = Self.inPlace(preparators) }
+        }
+        /// For each of `preparators`, the same preparator when the library's own works in place.
+        private(set) var inPlacePreparators: [(any InPlacePreparator)?]
         var validators: [any ResponseValidator]
         var errorMappers: [any ErrorMapperAdapter]
         var decoder: JSONDecoder
@@ -301,6 +309,7 @@ public struct NetworkConfiguration: Sendable {
             self.transport = transport
             self.transportTraits = TransportTraits(transport)
             self.preparators = preparators
+            self.inPlacePreparators = Self.inPlace(preparators)
             self.validators = validators
             self.errorMappers = errorMappers
             self.decoder = decoder
@@ -321,6 +330,10 @@ public struct NetworkConfiguration: Sendable {
             self.heuristicFreshness = heuristicFreshness
             self.cookieStorage = cookieStorage
             self.standardStages = interceptors.map(StandardStage.init)
+        }
+
+        private static func inPlace(_ preparators: [any RequestPreparator]) -> [(any InPlacePreparator)?] {
+            preparators.map { $0 as? any InPlacePreparator }
         }
 
         func copy() -> Storage {

@@ -18,13 +18,27 @@ public struct PreparatorInterceptor: Interceptor {
     public init() {}
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let preparators = next.configuration.preparators
-        guard !preparators.isEmpty else { return try await next.proceed(request) }
+        let configuration = next.configuration
+        guard !configuration.preparators.isEmpty else { return try await next.proceed(request) }
         var prepared = request
-        for preparator in preparators {
-            prepared = try await preparator.prepare(prepared)
-        }
+        try await configuration.prepare(&prepared)
         next.updateMonitoredRequest(prepared)
         return try await next.proceed(prepared)
+    }
+}
+
+extension NetworkConfiguration {
+    /// Runs ``preparators`` on `request`, in order: the library's own in place, any other
+    /// through its `prepare(_:)`.
+    @inline(__always)
+    func prepare(_ request: inout ServerRequest) async throws {
+        let inPlace = inPlacePreparators
+        for (index, preparator) in preparators.enumerated() {
+            if let own = inPlace[index] {
+                own.prepare(inPlace: &request)
+            } else {
+                request = try await preparator.prepare(request)
+            }
+        }
     }
 }

@@ -21,9 +21,25 @@ public protocol RequestPreparator: Sendable {
     func prepare(_ request: ServerRequest) async throws -> ServerRequest
 }
 
+/// A preparator of the library whose work is synchronous: the chain prepares the request in
+/// place with it (no async call and no copy of the request), through
+/// ``NetworkConfiguration``'s `inPlacePreparators`.
+protocol InPlacePreparator: RequestPreparator {
+    /// Prepares `request` where it is.
+    func prepare(inPlace request: inout ServerRequest)
+}
+
+extension InPlacePreparator {
+    public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
+        var request = request
+        prepare(inPlace: &request)
+        return request
+    }
+}
+
 /// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus
 /// the `extraHeaders` given to ``init(accept:userAgent:extraHeaders:)``.
-public struct DefaultHeadersPreparator: RequestPreparator {
+public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
     /// Headers added to every request that lacks them.
     public var headers: [String: String]
 
@@ -38,31 +54,28 @@ public struct DefaultHeadersPreparator: RequestPreparator {
         self.headers = headers
     }
 
-    public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
-        var request = request
+    func prepare(inPlace request: inout ServerRequest) {
         if request.headers.isEmpty {
             request.headers = headers
-            return request
+            return
         }
         let present = Set(request.headers.keys.map { $0.lowercased() })
         for (name, value) in headers where !present.contains(name.lowercased()) {
             request.headers[name] = value
         }
-        return request
     }
 }
 
 /// Adds query parameters to every request that lacks them (for example an API version or app
 /// key). Parameters already in `.query` win.
-public struct CommonQueryPreparator: RequestPreparator {
+public struct CommonQueryPreparator: RequestPreparator, InPlacePreparator {
     /// The parameters to add.
     public var parameters: [String: QueryValue]
 
     /// Creates the preparator.
     public init(_ parameters: [String: QueryValue]) { self.parameters = parameters }
 
-    public func prepare(_ request: ServerRequest) async throws -> ServerRequest {
-        var request = request
+    func prepare(inPlace request: inout ServerRequest) {
         switch request.parameters {
         case .query(let existing):
             request.parameters = .query(existing.merging(parameters) { own, _ in own })
@@ -74,7 +87,6 @@ public struct CommonQueryPreparator: RequestPreparator {
             path += (path.contains("?") ? "&" : "?") + URLBuilder.encode(items)
             request.relativeUrl = path
         }
-        return request
     }
 }
 
