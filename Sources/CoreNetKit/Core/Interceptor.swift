@@ -159,34 +159,46 @@ public struct InterceptorChain: Sendable {
         // A standard stage runs without its frames (none are without monitors' stage times):
         // passed over when it has nothing to do for this request, in line when its work is short.
         let standardStages = exchange.standardStages
-        if !standardStages.isEmpty {
-            let configuration = exchange.configuration
-            while index < interceptors.count, let stage = standardStages[index] {
-                switch stage {
-                case .validation:
-                    // ResponseValidationInterceptor.intercept(_:next:), in line.
-                    let response = try await InterceptorChain(exchange: exchange, index: index + 1).run(request)
-                    try ResponseValidationInterceptor.validate(
-                        response, validators: configuration.validators, errorMappers: configuration.errorMappers)
-                    return response
-                case .preparators:
-                    // PreparatorInterceptor.intercept(_:next:), in line (no monitors to tell).
-                    for preparator in configuration.preparators {
-                        request = try await preparator.prepare(request)
-                    }
-                case .retry, .cache, .accessToken:
-                    guard stage.passes(request, under: configuration) else {
-                        return try await interceptors[index].intercept(
-                            request, next: InterceptorChain(exchange: exchange, index: index + 1))
-                    }
+        guard !standardStages.isEmpty else { return try await next(request, at: index) }
+        let configuration = exchange.configuration
+        // Validation wraps every later stage: it checks the response they return, once each
+        // time it is listed (ResponseValidationInterceptor.intercept(_:next:), in line).
+        var validations = 0
+        while index < interceptors.count, let stage = standardStages[index] {
+            switch stage {
+            case .validation:
+                validations += 1
+            case .preparators:
+                // PreparatorInterceptor.intercept(_:next:), in line (no monitors to tell).
+                try await configuration.prepare(&request)
+            case .retry, .cache, .accessToken:
+                if !stage.passes(request, under: configuration) {
+                    let response = try await interceptors[index].intercept(
+                        request, next: InterceptorChain(exchange: exchange, index: index + 1))
+                    return try validated(response, validations, configuration)
                 }
-                index += 1
             }
+            index += 1
         }
-        guard index < interceptors.count else {
-            return try await exchange.send(request)
-        }
-        return try await interceptors[index].intercept(
+        return try validated(try await next(request, at: index), validations, configuration)
+    }
+
+    /// The stage at `index` with the rest of the chain, or the transport after the last one.
+    @inline(__always)
+    private func next(_ request: ServerRequest, at index: Int) async throws -> ServerResponse {
+        guard index < exchange.interceptors.count else { return try await exchange.send(request) }
+        return try await exchange.interceptors[index].intercept(
             request, next: InterceptorChain(exchange: exchange, index: index + 1))
+    }
+
+    @inline(__always)
+    private func validated(_ response: ServerResponse, _ validations: Int, _ configuration: NetworkConfiguration)
+        throws -> ServerResponse
+    {
+        for _ in 0..<validations {
+            try ResponseValidationInterceptor.validate(
+                response, validators: configuration.validators, errorMappers: configuration.errorMappers)
+        }
+        return response
     }
 }
