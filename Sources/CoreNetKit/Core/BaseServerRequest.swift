@@ -75,6 +75,17 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// Runs the mapping once, on the request's Task: ``handle(serverResponse:)`` called directly.
     /// The deprecated ``CallbackServerRequest`` overrides it to go through its callback form.
     func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
+        try map(response, decoder: decoder)
+    }
+
+    /// Whether the mapping has to be awaited (``mapResponse(_:decoder:)``): only the deprecated
+    /// callback form's is; the pipeline calls ``map(_:decoder:)`` for every other request.
+    var mapsAsynchronously: Bool { false }
+
+    /// The mapping without an async call: ``handle(serverResponse:)`` with `response` reading
+    /// through `decoder` (a response from the transport already does: it is not copied then).
+    final func map(_ response: ServerResponse, decoder: JSONDecoder) throws -> Model {
+        guard response.decoder !== decoder else { return try handle(serverResponse: response) }
         var response = response
         response.decoder = decoder
         return try handle(serverResponse: response)

@@ -47,6 +47,8 @@ open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @un
 
     /// Runs the callback form once and waits for its first result, without suspending when it
     /// completes synchronously.
+    override var mapsAsynchronously: Bool { true }
+
     override func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
         var response = response
         response.decoder = decoder

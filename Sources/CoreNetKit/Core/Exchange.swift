@@ -124,10 +124,12 @@ final class Exchange: Sendable {
                     received.headers, from: received.url ?? transportRequest.url, in: cookies,
                     now: configuration.clock.currentDate)
             }
-            let response = ServerResponse(
+            var response = ServerResponse(
                 statusCode: received.statusCode, headers: received.headers, data: received.body,
                 transportRequest: transportRequest, url: received.url, duration: clock.elapsed(since: start),
                 downloadedFileURL: received.file)
+            // The mapping reads through it without copying the response to set it.
+            response.decoder = configuration.decoder
             if let logger {
                 logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
             }
