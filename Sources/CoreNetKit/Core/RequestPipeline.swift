@@ -72,9 +72,12 @@ enum RequestPipeline {
             // Timed only for monitors: a request without them reads no clock here.
             let decodeStart = exchange.monitoring != nil ? clock.now : nil
             let decoder = exchange.configuration.decoder
-            let model =
-                request.mapsAsynchronously
-                ? try await request.mapResponse(response, decoder: decoder) : try request.map(response, decoder: decoder)
+            let model: Model
+            if request.mapsAsynchronously {
+                model = try await request.mapResponse(response, decoder: decoder)
+            } else {
+                model = try request.map(response, decoder: decoder)
+            }
             if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
                     modelType: String(describing: Model.self), duration: clock.elapsed(since: decodeStart))
