@@ -34,7 +34,7 @@ protocol ExchangeActivity: Sendable {
 /// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``. The work
 /// runs in a Task of its own (``run(timeout:idle:clock:startsWhenSent:_:)``), or in the caller's
 /// Task for a transport that gives the timer a way to cancel it
-/// (``runInCallersTask(timeout:idle:clock:startsWhenSent:_:)``).
+/// (``runInCallersTask(_:startsWhenSent:_:)``).
 enum Deadline {
     /// Runs `work` within the deadline. With `startsWhenSent` (a transport that queues requests
     /// before sending them), the deadline starts when the work's activity hears
@@ -51,20 +51,29 @@ enum Deadline {
         return try await race(clock, total: total, idle: idle, startsWhenSent: startsWhenSent, work)
     }
 
-    /// Runs `work` right here, for a transport that hands the timer an action that cancels the
-    /// exchange (``ExchangeActivity/cancelsWith(_:)``: URLSession's task, closed at once) or that
-    /// answers without waiting (a canned StubTransport): no Task, no continuation, no hop. When
-    /// time is up the timer runs that action, the transport fails at once, and the failure is the
-    /// `timeout`. A transport that can only be cancelled through its Task goes through
-    /// ``run(timeout:idle:clock:startsWhenSent:_:)`` instead, which also bounds a transport that
-    /// ignores the cancellation.
+    /// The timer of an exchange run in the caller's Task
+    /// (``runInCallersTask(_:startsWhenSent:_:)``); `nil` when neither limit applies.
+    static func timer(timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock) -> ExchangeTimer? {
+        let (total, idle) = limits(timeout: timeout, idle: idle)
+        guard total != nil || idle != nil else { return nil }
+        return ExchangeTimer(clock: clock, total: total, idle: idle, inCallersTask: true)
+    }
+
+    /// Runs `work` right here within `timer` (from ``timer(timeout:idle:clock:)``), for a
+    /// transport that hands the timer an action that cancels the exchange
+    /// (``ExchangeActivity/cancelsWith(_:)``: URLSession's task, closed at once) or that answers
+    /// without waiting (a canned StubTransport): no Task, no continuation, no hop. The caller
+    /// gives the transport the timer (``TransportRequest``'s `deadline`, and `beingSent` with
+    /// `startsWhenSent`). When time is up the timer runs that action, the transport fails at
+    /// once, and the failure is the `timeout`. A transport that can only be cancelled through
+    /// its Task goes through ``run(timeout:idle:clock:startsWhenSent:_:)`` instead, which also
+    /// bounds a transport that ignores the cancellation.
+    @inline(__always)
     static func runInCallersTask(
-        timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool,
+        _ timer: ExchangeTimer?, startsWhenSent: Bool,
         _ work: ((any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
-        let (total, idle) = limits(timeout: timeout, idle: idle)
-        guard total != nil || idle != nil else { return try await work(nil) }
-        let timer = ExchangeTimer(clock: clock, total: total, idle: idle, inCallersTask: true)
+        guard let timer else { return try await work(nil) }
         if !startsWhenSent { timer.start() }
         defer { timer.stop() }
         do {

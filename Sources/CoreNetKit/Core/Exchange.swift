@@ -88,7 +88,6 @@ final class Exchange: Sendable {
         }
         let clock = configuration.clock
         let start = clock.now
-        let sending = transportRequest
         do {
             let traits = configuration.transportTraits
             let startsWhenSent = traits.queuesRequests
@@ -97,26 +96,32 @@ final class Exchange: Sendable {
             // read or sent).
             let inCallersTask =
                 traits.runsInCallersTask && transfer == nil && request.responseBodyStream == nil
-                && !sending.body.isStream
-            let timeout = sending.timeout
+                && !transportRequest.body.isStream
+            let timeout = transportRequest.timeout
             let idle = configuration.idleTimeout
             let received: ReceivedResponse
             if inCallersTask {
-                // Not escaping: the exchange's state stays in this Task's frame.
-                received = try await Deadline.runInCallersTask(
-                    timeout: timeout, idle: idle, clock: clock, startsWhenSent: startsWhenSent
-                ) { activity in
-                    try await exchange(
-                        sending, for: request, activity: activity, startsWhenSent: startsWhenSent,
-                        inCallersTask: true, start: start, attempt: attempt)
+                // The timer goes on this request value (not on a copy made for it) for the transport.
+                let timer = Deadline.timer(timeout: timeout, idle: idle, clock: clock)
+                if let timer {
+                    if startsWhenSent { transportRequest.beingSent = { timer.requestIsBeingSent() } }
+                    transportRequest.deadline = timer
                 }
+                // Not escaping: the exchange's state stays in this Task's frame.
+                received = try await Deadline.runInCallersTask(timer, startsWhenSent: startsWhenSent) { activity in
+                    try await exchange(
+                        transportRequest, for: request, activity: activity, start: start, attempt: attempt)
+                }
+                transportRequest.beingSent = nil
+                transportRequest.deadline = nil
             } else {
+                let sending = transportRequest
                 received = try await Deadline.run(
                     timeout: timeout, idle: idle, clock: clock, startsWhenSent: startsWhenSent
                 ) { [self] activity in
-                    try await exchange(
-                        sending, for: request, activity: activity, startsWhenSent: startsWhenSent,
-                        inCallersTask: false, start: start, attempt: attempt)
+                    var sending = sending
+                    if startsWhenSent, let activity { sending.beingSent = { activity.requestIsBeingSent() } }
+                    return try await exchange(sending, for: request, activity: activity, start: start, attempt: attempt)
                 }
             }
             if let cookies = configuration.cookieStorage {
@@ -152,13 +157,13 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Sends `transportRequest` and reads its body, within the request's deadline (`activity`).
-    /// A transport that queues requests tells the deadline when it sends this one
-    /// (`startsWhenSent`); one in the caller's Task gives it how to cancel the exchange.
-    /// `start` and `attempt` are for the monitors of a streamed body.
+    /// Sends `transportRequest` and reads its body, within the request's deadline (`activity`),
+    /// which the caller has already given the transport (`beingSent`, `deadline`) where it needs
+    /// to. `start` and `attempt` are for the monitors of a streamed body.
+    @inline(__always)
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
-        startsWhenSent: Bool, inCallersTask: Bool, start: any InstantProtocol<Duration>, attempt: Int
+        start: any InstantProtocol<Duration>, attempt: Int
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
         var streamStarted: (@Sendable (Int) -> Void)?
@@ -176,9 +181,6 @@ final class Exchange: Sendable {
             // a sink a chunk costs no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? $0 : nil } ?? progressWatch, activity: activity,
             streamStarted: streamStarted)
-        var transportRequest = transportRequest
-        if startsWhenSent, let activity { transportRequest.beingSent = { activity.requestIsBeingSent() } }
-        if inCallersTask { transportRequest.deadline = activity }
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)
