@@ -94,7 +94,7 @@ enum RequestPipeline {
     /// to a file (both use scratch files). Progress alone gets one only when a context watches
     /// it (RequestBroadcast/watchedTransfer()).
     private static func needsTransfer(_ request: ServerRequest) -> Bool {
-        if request.downloadDestination != nil || request.resumeData != nil { return true }
+        if request.downloadDestination != nil || request.hasResumeData { return true }
         if case .multipart = request.parameters { return true }
         return false
     }

@@ -69,6 +69,8 @@ public struct ServerRequest: Sendable {
     private var retryBox: RetryPolicyBox?
     /// Whether the request brings a retry policy of its own (without copying it out).
     var hasRetryPolicy: Bool { retryBox != nil }
+    /// Whether the request carries resume data (without copying it out).
+    var hasResumeData: Bool { resumeBox != nil }
     /// Which attempt this is, from 1; the retry stage counts it up, and so may a stage of yours
     /// that sends the request again.
     public var attempt = 1

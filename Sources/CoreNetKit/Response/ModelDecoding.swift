@@ -58,18 +58,20 @@ enum ModelDecoding {
             throw BaseServerError.cantMapping(keyPath: keyPath ?? "<root>", reason: "the body is empty")
         }
         do {
-            return try decodeValue(decodable, data: data, keyPath: keyPath, decoder: decoder) as! Model
+            return try decodeValue(decodable, as: Model.self, data: data, keyPath: keyPath, decoder: decoder)
         } catch let error as DecodingError {
             throw mappingError(error, keyPath: keyPath)
         }
     }
 
-    private static func decodeValue<T: Decodable>(
-        _ type: T.Type, data: Data, keyPath: String?,
+    /// Decodes `T`, which is `Model`, and returns it as `Model`: a cast between one type and
+    /// itself, where returning `T` through the opened existential boxed the value and cast it back.
+    private static func decodeValue<T: Decodable, Model>(
+        _ type: T.Type, as model: Model.Type, data: Data, keyPath: String?,
         decoder: JSONDecoder
-    ) throws -> T {
-        guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) }
-        return try decodeValue(type, data: data, under: keyPath, decoder: decoder)
+    ) throws -> Model {
+        guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) as! Model }
+        return try decodeValue(type, data: data, under: keyPath, decoder: decoder) as! Model
     }
 
     /// `decodeValue(_:data:keyPath:decoder:)` under a key path: out of line, so a request
