@@ -27,6 +27,8 @@ public final class Fleet: Sendable {
         let process: Process
         let input: FileHandle
         let ready = Signal<Void>()
+        /// Fired by `WAITING`: every request of the child waits for a refresh.
+        let waiting = Signal<Void>()
         let exited = Signal<Int32>()
         /// Fired by the report line, or by the end of the output (a child killed before it reported).
         let closed = Signal<Void>()
@@ -110,6 +112,14 @@ public final class Fleet: Sendable {
         for member in members { member.input.write(Data("GO\n".utf8)) }
     }
 
+    /// Returns once every child (started with `--report-waiting`) has said that all its
+    /// requests wait for a refresh.
+    public func everyRequestWaits(timeout: Duration = .seconds(60)) async throws {
+        for (index, member) in members.enumerated() {
+            try await member.waiting.wait(timeout: timeout, "every request of child \(index) to wait for the refresh")
+        }
+    }
+
     /// The process id of child `index`.
     public func processIdentifier(_ index: Int) -> Int32 { members[index].process.processIdentifier }
 
@@ -144,6 +154,7 @@ public final class Fleet: Sendable {
             return lines
         }
         if lines.contains("READY") { member.ready.fire(()) }
+        if lines.contains("WAITING") { member.waiting.fire(()) }
         if lines.contains(where: { $0.hasPrefix("RESULT ") }) { member.closed.fire(()) }  // its last line
     }
 }

@@ -21,6 +21,8 @@ struct FleetArguments {
     var store = "memory"
     var lease: Duration = .seconds(60)
     var waitForGo = true
+    /// Print `WAITING` once every request waits for a refresh.
+    var reportWaiting = false
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments.makeIterator()
@@ -32,6 +34,7 @@ struct FleetArguments {
             case "--store": store = rest.next() ?? store
             case "--lease-ms": lease = .milliseconds(Int(rest.next() ?? "") ?? 60_000)
             case "--no-wait": waitForGo = false
+            case "--report-waiting": reportWaiting = true
             default:
                 FileHandle.standardError.write(Data("corenetkit-fleet-child: unknown argument \(name)\n".utf8))
                 exit(2)

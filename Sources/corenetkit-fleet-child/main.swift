@@ -14,7 +14,7 @@
 //   corenetkit-fleet-child --base-url http://127.0.0.1:PORT --client NAME --requests 25
 //       --store file:/path/tokens.json | postgres:ACCOUNT | memory   [--lease-ms N] [--no-wait]
 
-import CoreNetKit
+@_spi(Testing) import CoreNetKit
 import Dispatch
 import Foundation
 
@@ -37,6 +37,14 @@ if arguments.waitForGo {
 }
 
 let started = Date()
+if arguments.reportWaiting {
+    // Every request either was rejected and waits for the refresh, or waits for it before it is sent.
+    let requests = arguments.requests
+    Task {
+        await manager.waitUntilWaiting(requests)
+        FileHandle.standardOutput.write(Data("WAITING\n".utf8))
+    }
+}
 let outcomes = await withTaskGroup(of: Result<Date, BaseServerError>.self) { group in
     for index in 1...arguments.requests {
         let request = FamilyProtectedRequest(

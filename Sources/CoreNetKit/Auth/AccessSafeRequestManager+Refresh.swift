@@ -99,8 +99,9 @@ extension AccessSafeRequestManager {
     var waitingCount: Int { state.withLock { $0.machine.waitingCount } }
 
     /// Returns once at least `count` requests wait for a refresh (at once if they already do),
-    /// or when the calling Task is cancelled.
-    func waitUntilWaiting(_ count: Int) async {
+    /// or when the calling Task is cancelled. A test hook (the fleet's child processes use it to
+    /// say that every request of theirs waits for the one refresh), not API.
+    @_spi(Testing) public func waitUntilWaiting(_ count: Int) async {
         let id = state.withLock { $0.makeWaiterId() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -10,7 +10,7 @@ import CoreNetKitTestServer
 import Foundation
 import Testing
 
-@testable import CoreNetKit
+@_spi(Testing) @testable import CoreNetKit
 
 /// Limits, timing, triggers, opting out and redirects of the token refresh: behaviours 6, 7, 9
 /// and 10 of issue 4, against the loopback server.

@@ -10,7 +10,7 @@ import CoreNetKitTestServer
 import Foundation
 import Testing
 
-@testable import CoreNetKit
+@_spi(Testing) @testable import CoreNetKit
 
 /// The refresh itself: one for many rejections, waiting, replaying, failing. Behaviours 1–5 of
 /// issue 4; each test runs against its own loopback server.

@@ -10,7 +10,7 @@ import CoreNetKitTestServer
 import Foundation
 import Testing
 
-@testable import CoreNetKit
+@_spi(Testing) @testable import CoreNetKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -10,7 +10,7 @@ import CoreNetKitTestServer
 import Dispatch
 import Foundation
 
-@testable import CoreNetKit
+@_spi(Testing) @testable import CoreNetKit
 
 /// The token manager's clock, read as dates: time moves only when a test advances it.
 final class ManualNow: Sendable {

@@ -28,7 +28,8 @@ enum FleetFixture {
     /// Starts `count` children on `store` (`file:PATH` or `postgres:ACCOUNT`), each sending
     /// `requests` requests once told to go.
     static func launch(
-        _ count: Int, server: TestServer, store: String, requests: Int = 25, lease: Duration = .seconds(60)
+        _ count: Int, server: TestServer, store: String, requests: Int = 25, lease: Duration = .seconds(60),
+        reportWaiting: Bool = false
     ) async throws -> Fleet {
         let executable = try child()
         let lease = Int(lease.timeInterval * 1000)
@@ -36,18 +37,24 @@ enum FleetFixture {
             [
                 "--base-url", server.baseURL.absoluteString, "--client", "\(index)", "--requests", "\(requests)",
                 "--store", store, "--lease-ms", "\(lease)",
-            ]
+            ] + (reportWaiting ? ["--report-waiting"] : [])
         }
     }
 
     /// The storm: `count` children, 25 requests each, all with the expired token; the refresh is
-    /// held at the server until every request has its 401. Returns the children's reports.
+    /// held at the server until every request of every child waits for it. Returns the children's
+    /// reports.
+    ///
+    /// A request waits either with its 401 or before it is sent: a child that hears its first 401
+    /// starts the refresh, and a request it had not yet sent goes out with the new token (so
+    /// waiting for all of them to be rejected, as this did, hung when a child's first answer came
+    /// back before its last request had its token).
     static func storm(_ count: Int, server: TestServer, store: String) async throws -> [Fleet.Report?] {
         server.family.expireAccessToken()
         server.family.holdRefresh = true
-        let fleet = try await launch(count, server: server, store: store)
+        let fleet = try await launch(count, server: server, store: store, reportWaiting: true)
         fleet.go()
-        try await server.waitForArrivals(at: "family-rejected", count: count * 25, timeout: .seconds(60))
+        try await fleet.everyRequestWaits()
         try await server.waitForArrivals(at: "family-refresh", count: 1, timeout: .seconds(60))
         server.release("family-refresh")
         return try await fleet.reports()
