@@ -94,7 +94,8 @@ final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constant
     }
 
     /// The constants in `fields`: its first stored property, so at its start (a struct's stored
-    /// properties are laid out in the order they are declared).
+    /// properties are laid out in the order they are declared), and memory bound to a struct is
+    /// bound to the types of its stored properties too.
     @inline(__always)
     static func constants(in fields: UnsafeMutablePointer<LockedFields<Constants, State>>) -> UnsafePointer<Constants> {
         UnsafeRawPointer(fields).assumingMemoryBound(to: Constants.self)
