@@ -40,8 +40,10 @@ enum ModelDecoding {
             throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the request has no downloadDestination")
         }
         let data = response.data
-        if let empty = Model.self as? any EmptyResponseRepresentable.Type,
-            response.statusCode == 204 || data.allSatisfy(\.isWhitespaceByte)
+        // The body first (usually its first byte ends the check), the conformance only for an
+        // empty one: a conformance check is a run-time lookup, and most models have a body.
+        if response.statusCode == 204 || data.withUnsafeBytes({ $0.allSatisfy(\.isWhitespaceByte) }),
+            let empty = Model.self as? any EmptyResponseRepresentable.Type
         {
             return empty.empty as! Model  // safe: `empty` is `Model.Type`
         }
