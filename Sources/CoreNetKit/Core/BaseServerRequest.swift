@@ -130,7 +130,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             return context
         }
         context.core.setCancelAction(.leave(broadcast))
-        if serverRequest.downloadDestination != nil || serverRequest.resumeData != nil {
+        if serverRequest.downloadDestination != nil || serverRequest.hasResumeData {
             context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
         }
         if isNew {

@@ -54,7 +54,7 @@ extension RequestTransfer {
     /// Sets up one attempt of a download: adopts the request's resume data the first time,
     /// asks for the rest of the kept bytes (`Range`, `If-Range`), and listens for the head.
     func prepareDownload(_ request: inout TransportRequest, for serverRequest: ServerRequest) {
-        let keeps = serverRequest.keepsPartialDownload || serverRequest.resumeData != nil
+        let keeps = serverRequest.keepsPartialDownload || serverRequest.hasResumeData
         let adopt = state.withLock { $0.resume.startAttempt(keeping: keeps, resumeData: serverRequest.resumeData) }
         if let adopt, let destination = Self.destination(of: serverRequest) {
             self.adopt(adopt, url: request.url, destination: destination)
