@@ -144,10 +144,14 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(head.headers.count)
         for header in head.headers { headers.append((name: header.name, value: header.value)) }
-        continuation?.resume(
-            returning: TransportResponse(
-                statusCode: Int(head.status.code), headers: HTTPHeaders(headers),
-                body: ResponseBody(storage: .buffer(BodyBuffer.Owner(buffer))), url: url))
+        guard let continuation else { return task.eventLoop.makeSucceededVoidFuture() }
+        let response = TransportResponse(
+            statusCode: Int(head.status.code), headers: HTTPHeaders(headers),
+            body: ResponseBody(storage: .buffer(BodyBuffer.Owner(buffer))), url: url)
+        // Handed on once the event loop has parsed what it read with the head: a body in the
+        // same read (most small responses) then already waits in the buffer, and the reader
+        // takes it without waiting for another wake-up.
+        task.eventLoop.execute { continuation.resume(returning: response) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
