@@ -28,9 +28,15 @@ func registerThroughputBenchmarks() {
 
     let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let urlSessionKit = benchConfiguration(transport: URLSessionTransport())
-    let ahcClient = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: .init(redirectConfiguration: .disallow))
+    // The same client configuration as the transport's own (redirects left to the caller,
+    // decompression with a ratio limit, no retried connection attempts), as the session
+    // configuration is the same on the URLSession side.
+    #if AsyncHTTPClient
+    let ahcConfiguration = AsyncHTTPClientTransport.defaultConfiguration()
+    #else
+    let ahcConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    #endif
+    let ahcClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: ahcConfiguration)
     #if AsyncHTTPClient
     let ahcKit = benchConfiguration(transport: AsyncHTTPClientTransport())
     #endif
