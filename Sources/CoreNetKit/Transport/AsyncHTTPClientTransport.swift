@@ -74,56 +74,70 @@ public final class AsyncHTTPClientTransport: Transport {
         if ownsClient { client.shutdown { _ in } }
     }
 
-    /// The most body bytes that wait for the pipeline to read them before the transport stops
-    /// reading the socket; it reads on when half of them were read.
-    public static let bodyBufferLimit = 1 << 20
-
-    /// Sends `request` and returns at the final head; the body follows through a buffer of at
-    /// most ``bodyBufferLimit`` bytes, read from the socket only as fast as the pipeline pulls it.
-    /// The pipeline's deadline (``TransportRequest``'s `deadline`) cancels the request in flight,
-    /// so it runs in the caller's Task; cancelling that Task cancels it too.
+    /// Sends `request` and returns at the final head; the body is AsyncHTTPClient's own, which
+    /// reads from the socket only as fast as the pipeline pulls it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let deadline: NIODeadline =
             request.timeout.isFinite && request.timeout > 0
             ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
-        request.beingSent?()
         var current = request
         for _ in 0...Self.maximumRedirects {
-            let response = try await execute(current, deadline: deadline)
-            guard let next = try redirect(from: current, response: response) else { return response }
+            let response = try await execute(current, original: request, deadline: deadline)
+            guard let next = try redirect(from: current, response: response) else {
+                return Self.response(response, url: current.url)
+            }
             current = next
         }
         throw URLError(.httpTooManyRedirects)
     }
 
     /// Sends `current` (the original request, or where a redirect pointed).
-    private func execute(_ current: TransportRequest, deadline: NIODeadline) async throws -> TransportResponse {
-        let exchange = AsyncHTTPClientExchange(
-            url: current.url, bufferLimit: Self.bodyBufferLimit, eventLoop: client.eventLoopGroup.any())
-        let request: HTTPClient.Request
-        do {
-            var headers = NIOHTTP1.HTTPHeaders()
-            headers.reserveCapacity(current.headers.count)
-            for (name, value) in current.headers {
-                headers.add(name: name, value: value)
-            }
-            let tls = trustByHost.isEmpty ? nil : current.url.host.flatMap { trustByHost[$0.lowercased()] }
-            request = try HTTPClient.Request(
-                url: current.url, method: NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue), headers: headers,
-                body: exchange.body(current.body), tlsConfiguration: tls)
-        } catch {
-            throw Self.map(error)
+    private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
+        -> HTTPClientResponse
+    {
+        var request = HTTPClientRequest(url: current.url.absoluteString)
+        request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
+        if !trustByHost.isEmpty, let host = current.url.host?.lowercased() {
+            request.tlsConfiguration = trustByHost[host]
         }
-        current.deadline?.cancelsWith { exchange.cancel() }
-        return try await exchange.run(request, on: client, deadline: deadline)
+        request.headers.reserveCapacity(current.headers.count)
+        for (name, value) in current.headers {
+            request.headers.add(name: name, value: value)
+        }
+        request.body = Self.body(current.body)
+        do {
+            return try await client.execute(request, deadline: deadline)
+        } catch {
+            throw Self.trustFailure(error, url: current.url) ?? Self.map(error)
+        }
+    }
+
+    /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
+    private static func body(_ body: RequestBody) -> HTTPClientRequest.Body? {
+        if body.isEmpty { return nil }
+        if let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize {
+            body.reportSent(Int64(data.count))
+            return .bytes(ByteBuffer(bytes: data))
+        }
+        return .stream(BufferChunks(body: body), length: body.length.map { .known($0) } ?? .unknown)
+    }
+
+    /// The head of `response`, with its body as CoreNetKit chunks.
+    private static func response(_ response: HTTPClientResponse, url: URL) -> TransportResponse {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(response.headers.count)
+        for header in response.headers { headers.append((name: header.name, value: header.value)) }
+        return TransportResponse(
+            statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
+            body: ResponseBody(DataChunks(body: response.body)), url: url)
     }
 
     /// The request to send next if `response` redirects, with the method rules browsers and
     /// URLSession use (303, and 301/302 after POST, become GET) and credentials stripped
     /// across origins.
-    private func redirect(from request: TransportRequest, response: TransportResponse) throws -> TransportRequest? {
-        let status = response.statusCode
-        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.values(for: "Location").first,
+    private func redirect(from request: TransportRequest, response: HTTPClientResponse) throws -> TransportRequest? {
+        let status = Int(response.status.code)
+        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             target.scheme == "http" || target.scheme == "https"
         else { return nil }

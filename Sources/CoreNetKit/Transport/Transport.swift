@@ -173,9 +173,9 @@ struct TransportTraits: Sendable {
     /// per-host limit): the deadline starts when one is sent.
     let queuesRequests: Bool
     /// The exchange can run in the caller's Task: the transport hands the deadline an action
-    /// that cancels it (``URLSessionTransport``, ``AsyncHTTPClientTransport``) or answers without
-    /// waiting (a canned ``StubTransport``). Any other transport is cancelled through a Task of
-    /// its own, with a grace for one that ignores it.
+    /// that cancels it (``URLSessionTransport``) or answers without waiting (a canned
+    /// ``StubTransport``). Any other transport is cancelled through a Task of its own, with a
+    /// grace for one that ignores it.
     let runsInCallersTask: Bool
 
     init(_ transport: any Transport) {
@@ -185,20 +185,9 @@ struct TransportTraits: Sendable {
         } else if let stub = transport as? StubTransport {
             queuesRequests = false
             runsInCallersTask = stub.answersAtOnce
-        } else if Self.isAsyncHTTPClient(transport) {
-            queuesRequests = false
-            runsInCallersTask = true
         } else {
             queuesRequests = false
             runsInCallersTask = false
         }
-    }
-
-    private static func isAsyncHTTPClient(_ transport: any Transport) -> Bool {
-        #if AsyncHTTPClient
-        return transport is AsyncHTTPClientTransport
-        #else
-        return false
-        #endif
     }
 }
