@@ -107,7 +107,8 @@ final class FaultHandler: ChannelInboundHandler {
             provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
         case .slow?:
             break  // never answer; the client's timeout or cancellation closes the connection
-        case .stalledBody?, .trickledBody?, .lyingLength?, .endlessEarlyHints?, .slowHeaders?, .gigabyte?:
+        case .stalledBody?, .headOnly?, .lateBody?, .trickledBody?, .lyingLength?, .endlessEarlyHints?, .slowHeaders?,
+            .gigabyte?:
             TimedFaults.start(FaultServer.Fault(rawValue: name)!, on: context.channel)
         case let fault?:
             writeAndClose(FaultResponses.bytes(for: fault), context: context)
@@ -160,11 +161,16 @@ enum FaultResponses {
     static func bytes(for fault: FaultServer.Fault) -> [UInt8] {
         switch fault {
         case .ok: return complete(status: "200 OK", type: "application/json", body: Array(okBody.utf8))
-        case .drop, .reset, .slow, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders,
-            .gigabyte:
+        case .drop, .reset, .slow, .stalledBody, .headOnly, .lateBody, .trickledBody, .lyingLength, .endlessEarlyHints,
+            .slowHeaders, .gigabyte:
             return []
-        case .gzipBomb, .smallGzipBomb:
-            let bomb = fault == .gzipBomb ? GzipBomb.bytes : GzipBomb.smallBytes
+        case .gzipBomb, .smallGzipBomb, .gzipZeros:
+            let bomb =
+                switch fault {
+                case .gzipBomb: GzipBomb.bytes
+                case .smallGzipBomb: GzipBomb.smallBytes
+                default: GzipBomb.zeros
+                }
             return Array(
                 ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
                     + "Content-Length: \(bomb.count)\r\nConnection: close\r\n\r\n").utf8) + bomb

@@ -71,6 +71,11 @@ public final class FaultServer: Sendable {
         /// `200` announcing 1,000,000 bytes; 200,000 arrive, then the connection stays open and
         /// silent.
         case stalledBody = "stalled-body"
+        /// `200` announcing 100 bytes; none arrive, and the connection stays open and silent.
+        case headOnly = "head-only"
+        /// `200` with the `ok` model: its head at once, its body 300 ms later; the connection
+        /// then stays open.
+        case lateBody = "late-body"
         /// `200` announcing 100,000 bytes, sent one byte every 200 ms.
         case trickledBody = "trickled-body"
         /// `200` announcing 10,000 bytes; a valid 34-byte JSON model arrives and the connection
@@ -85,6 +90,9 @@ public final class FaultServer: Sendable {
         case gzipBomb = "gzip-bomb"
         /// The same as ``gzipBomb`` with 64 MiB inflated (about 430 KB on the wire).
         case smallGzipBomb = "gzip-bomb-small"
+        /// `200` with `Content-Encoding: gzip`: a valid member of about 300 bytes that inflates to
+        /// 64 KiB of zero bytes, more than its `Content-Length` counts.
+        case gzipZeros = "gzip-zeros"
         /// `200` with a 1 GiB body of `a` bytes, written as fast as the client reads it.
         case gigabyte = "gigabyte"
         /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the

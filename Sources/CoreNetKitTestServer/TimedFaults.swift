@@ -16,6 +16,16 @@ enum TimedFaults {
         case .stalledBody:
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n"
             write(Array(head.utf8) + [UInt8](repeating: 0x61, count: 200_000), to: channel)
+        case .headOnly:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            write(Array(head.utf8), to: channel)
+        case .lateBody:
+            let body = FaultResponses.okBody
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            write(Array(head.utf8), to: channel)
+            channel.eventLoop.scheduleTask(in: .milliseconds(300)) {
+                if channel.isActive { write(Array(body.utf8), to: channel) }
+            }
         case .lyingLength:
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n"
             write(Array((head + FaultResponses.okBody).utf8), to: channel)
@@ -78,11 +88,13 @@ enum GzipBomb {
     static let bytes: [UInt8] = make(inflatedSize: 1 << 30)
     /// Inflates to about 64 MiB.
     static let smallBytes: [UInt8] = make(inflatedSize: 64 << 20)
+    /// A valid member (its CRC is right) that inflates to 64 KiB.
+    static let zeros: [UInt8] = make(inflatedSize: 64 << 10, validCRC: true)
 
     /// A member that inflates to `inflatedSize` zero bytes, or up to 257 fewer when the rest
     /// after the 258-byte runs is not 3 to 10 bytes (1 GiB is exact).
-    static func make(inflatedSize: Int) -> [UInt8] {
-        var writer = BitWriter()
+    static func make(inflatedSize: Int, validCRC: Bool = false) -> [UInt8] {
+        var writer = BitWriter(capacity: inflatedSize / 150 + 64)
         writer.write(1, bits: 1)  // BFINAL
         writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman codes
         writer.writeCode(0x30, length: 8)  // literal 0
@@ -100,8 +112,20 @@ enum GzipBomb {
         writer.writeCode(0, length: 7)  // end of block (256)
         let header: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF]
         let size = UInt32(truncatingIfNeeded: inflatedSize)
-        let trailer: [UInt8] = [0, 0, 0, 0] + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
+        let crc = validCRC ? crc32OfZeros(inflatedSize) : 0
+        let trailer =
+            (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
+            + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
         return header + writer.finish() + trailer
+    }
+
+    /// The CRC-32 (gzip's) of `count` zero bytes.
+    private static func crc32OfZeros(_ count: Int) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for _ in 0..<count {
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
     }
 
     /// Packs bits least significant first, as DEFLATE does.
@@ -110,7 +134,7 @@ enum GzipBomb {
         var accumulator: UInt64 = 0
         var count = 0
 
-        init() { bytes.reserveCapacity(7 << 20) }
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
         mutating func write(_ value: UInt32, bits: Int) {
             accumulator |= UInt64(value) << UInt64(count)

@@ -71,6 +71,8 @@ final class Exchange: Sendable {
         if let cookies = configuration.cookieStorage {
             CookieJar.attach(to: &transportRequest, from: cookies, now: configuration.clock.currentDate)
         }
+        // Nobody sees the head before the body unless the body is streamed to service code.
+        transportRequest.bodyIsCollected = request.responseBodyStream == nil
         let logger = configuration.logger
         // A URLRequest only for those who read one: building it is not free on Linux.
         let urlRequest = logger != nil || monitoring != nil ? transportRequest.urlRequest : nil

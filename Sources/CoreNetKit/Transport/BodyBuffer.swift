@@ -41,6 +41,9 @@ final class BodyBuffer: Sendable {
     /// How many bytes wait for the reader now.
     var bufferedBytes: Int { state.withLock { $0.buffered } }
 
+    /// Whether the producer has ended the body (or failed it).
+    var hasEnded: Bool { state.withLock { $0.hasEnded } }
+
     /// The producer received `chunk`.
     func push(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
@@ -130,6 +133,8 @@ struct BodyBufferState {
     private var waiter: CheckedContinuation<Data?, any Error>?
 
     init(hardLimit: Int?) { self.hardLimit = hardLimit }
+
+    var hasEnded: Bool { end != nil }
 
     mutating func push(_ chunk: Data, limit: Int) -> Action {
         guard !cancelled, end == nil else { return .none }

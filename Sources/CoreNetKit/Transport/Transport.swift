@@ -56,6 +56,12 @@ public struct TransportRequest: Sendable {
     /// read; `.infinity` for none. The pipeline keeps it; a transport may use it as a backstop
     /// of its own (URLSession's idle timeout, AsyncHTTPClient's deadline to the head).
     public var timeout: TimeInterval
+    /// Whether the sender reads the whole body before it uses any of it (the pipeline sets it
+    /// for every request whose body is not streamed to service code). A transport may then hold
+    /// the head back until the first bytes of the body arrive and hand both over at once:
+    /// ``URLSessionTransport`` does, which spares a small response a wake-up of the waiting Task.
+    /// `false` by default: the head is handed over as soon as it arrives.
+    public var bodyIsCollected = false
     /// Set by the pipeline for a transport that queues requests before sending them
     /// (``URLSessionTransport`` with a per-host limit): the transport calls it when the request
     /// leaves its queue, and the deadline starts then.

@@ -35,6 +35,11 @@ final class TaskState: @unchecked Sendable {
     var response: HTTPURLResponse?
     var buffer: BodyBuffer?
     var received: Int64 = 0
+    /// How many bytes make the whole body, when the head says so plainly: its `Content-Length`,
+    /// without a `Content-Encoding` (libcurl would count the inflated bytes) or a
+    /// `Transfer-Encoding` (which overrides the length). The body ends when they have arrived,
+    /// without waiting for the task to complete.
+    var completeLength: Int64?
     /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
     /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
     var declinedChallenge = false
@@ -56,8 +61,40 @@ final class TaskState: @unchecked Sendable {
         self.completed = completed
     }
 
-    /// Hands the head and a body buffer to the sender, once.
-    func deliverHead(_ http: HTTPURLResponse, task: URLSessionTask) {
+    /// The head arrived: hands it over now, or, for a sender that reads the whole body before
+    /// using any of it (``TransportRequest/bodyIsCollected``), with the first bytes of the body
+    /// (``receive(_:task:)``) or when the task completes: for a small body that is one wake-up
+    /// of the sender instead of three (the head, the bytes, the end).
+    func receiveHead(_ http: HTTPURLResponse, task: URLSessionTask) {
+        response = http
+        let length = http.expectedContentLength
+        if length >= 0, http.value(forHTTPHeaderField: "Content-Encoding") == nil,
+            http.value(forHTTPHeaderField: "Transfer-Encoding") == nil
+        {
+            completeLength = length
+        }
+        if request.bodyIsCollected {
+            // The head is a piece of the response for the idle timeout, handed over or not.
+            request.deadline?.touch()
+        } else {
+            deliverHead(http, task: task)
+        }
+    }
+
+    /// Bytes of the body arrived: to the buffer, with the head if it waited for them; the body
+    /// ends here when all its announced bytes are in.
+    func receive(_ data: Data, task: URLSessionTask) {
+        received += Int64(data.count)
+        if buffer == nil, let response {
+            deliverHead(response, task: task, first: data)
+        } else {
+            buffer?.push(data)
+        }
+        if let completeLength, received >= completeLength { buffer?.finish(nil) }
+    }
+
+    /// Hands the head and a body buffer holding `first` to the sender, once.
+    func deliverHead(_ http: HTTPURLResponse, task: URLSessionTask, first: Data? = nil) {
         guard let continuation else { return }
         self.continuation = nil
         let gate = self.gate
@@ -78,6 +115,8 @@ final class TaskState: @unchecked Sendable {
                 onCancel: { cancelLater(box, gate) }))
         #endif
         self.buffer = buffer
+        if let first { buffer.push(first) }
+        if let completeLength, received >= completeLength { buffer.finish(nil) }
         continuation.resume(
             returning: TransportResponse(
                 statusCode: http.statusCode, headers: SessionDelegate.headers(of: http),
@@ -122,16 +161,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         if let state = state(for: dataTask), let http = response as? HTTPURLResponse {
-            state.response = http
-            state.deliverHead(http, task: dataTask)
+            state.receiveHead(http, task: dataTask)
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let state = state(for: dataTask) else { return }
-        state.received += Int64(data.count)
-        state.buffer?.push(data)
+        state(for: dataTask)?.receive(data, task: dataTask)
     }
 
     func urlSession(

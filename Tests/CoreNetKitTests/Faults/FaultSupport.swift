@@ -41,8 +41,8 @@ let survivableFaults: [FaultServer.Fault] = FaultServer.Fault.allCases.filter { 
 
 extension FaultServer.Fault {
     static let timedOrHuge: Set<FaultServer.Fault> = [
-        .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders, .gzipBomb, .smallGzipBomb,
-        .gigabyte,
+        .stalledBody, .headOnly, .lateBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders, .gzipBomb,
+        .smallGzipBomb, .gigabyte,
     ]
 }
 

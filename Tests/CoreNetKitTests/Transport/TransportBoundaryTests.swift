@@ -59,6 +59,15 @@ struct TransportBoundaryTests {
         #expect(pool.isEmpty)
     }
 
+    @Test func aHeadWhoseBodyNeverComesEndsInTimeoutAtTheDeadline() async throws {
+        // The pipeline collects this body, so URLSessionTransport holds the head back for the
+        // first bytes: the deadline must still end the wait for them.
+        let (result, pool) = try await timedOut(.headOnly, waitForBody: false)
+
+        #expect(result.failureCode == .timeout)
+        #expect(pool.isEmpty)
+    }
+
     @Test func trickledBodyEndsInTimeoutAtTheDeadline() async throws {
         let (result, pool) = try await timedOut(.trickledBody, waitForBody: true)
 

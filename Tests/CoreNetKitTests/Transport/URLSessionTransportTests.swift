@@ -52,6 +52,45 @@ import FoundationNetworking
         #endif
     }
 
+    @Test func aCollectedBodyArrivesWholeWithItsHead() async throws {
+        // The server sends the head at once and the body 300 ms later: the head waited for the
+        // body's bytes, which were all in and ended when it was handed over, so reading the body
+        // never suspends.
+        try await withFaultServer { faults in
+            var request = TransportRequest(method: .get, url: faults.url(.lateBody))
+            request.bodyIsCollected = true
+
+            let response = try await URLSessionTransport().send(request)
+
+            guard case .buffer(let owner) = response.body.storage else {
+                Issue.record("the body is not URLSession's buffer")
+                return
+            }
+            let length = try #require(response.headers["Content-Length"].flatMap { Int($0) })
+            #expect(length > 0)
+            #expect(owner.buffer.bufferedBytes == length)
+            #expect(owner.buffer.hasEnded)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            #expect(try JSONDecoder().decode(FaultModel.self, from: body).id == 1)
+        }
+    }
+
+    @Test func aBodyWithAContentEncodingIsReadToTheEnd() async throws {
+        // libcurl inflates a gzip body, so its Content-Length does not count the bytes that
+        // arrive: the body must end with the task, not at that length.
+        try await withFaultServer { faults in
+            var request = TransportRequest(method: .get, url: faults.url(.gzipZeros))
+            request.bodyIsCollected = true
+
+            let response = try await URLSessionTransport().send(request)
+            let body = try await response.body.collect(upTo: 1 << 24)
+
+            let length = try #require(response.headers["Content-Length"].flatMap { Int($0) })
+            #expect(length < 1_000)
+            #expect(body == Data(count: 64 << 10))
+        }
+    }
+
     @Test func closedPortEndsInCannotConnect() async throws {
         // Port 1 on loopback: nothing listens there (a stopped server's port could be handed to
         // another test's server in the meantime).
