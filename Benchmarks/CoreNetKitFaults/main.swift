@@ -84,7 +84,7 @@ Task.detached {
     transports.append(("AsyncHTTPClient", AsyncHTTPClientTransport()))
     #endif
     let faults: [FaultServer.Fault] = [
-        .slowHeaders, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .gzipBomb,
+        .slowHeaders, .headOnly, .stalledBody, .trickledBody, .lyingLength, .endlessEarlyHints, .gzipBomb,
     ]
     for (name, transport) in transports {
         print(
