@@ -205,6 +205,9 @@ public final class URLSessionTransport: Transport {
     /// Whether requests may wait in the transport for a connection before they are sent.
     var queuesRequests: Bool { limiter != nil }
 
+    /// How many requests wait for a connection now (for the tests).
+    var requestsWaitingForAConnection: Int { limiter?.waitingCount ?? 0 }
+
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         guard let limiter, let host = HostLimiter.key(for: request.url) else {
             request.beingSent?()
@@ -362,6 +365,9 @@ final class HostLimiter: Sendable {
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
+
+    /// How many requests wait now, over all hosts.
+    var waitingCount: Int { state.withLock { $0.hosts.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// Frees a slot: hands it to the first waiter, if any.
     func release(_ host: String) {

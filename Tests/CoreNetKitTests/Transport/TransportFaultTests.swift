@@ -74,6 +74,43 @@ import FoundationNetworking
     }
 }
 
+extension URLSessionConnectionLimitTests {
+    @Test func requestCancelledWhileQueuedEndsAtOnceAndGivesItsTurnBack() async throws {
+        try await withTestServer { server in
+            let transport = URLSessionTransport(maximumConnectionsPerHost: 1)
+            let configuration = testConfiguration(transport: transport)
+            let held = TestRequest<JSON>(configuration: configuration) { server.get("/hold/queued", timeout: 30) }
+                .perform()
+            try await server.waitForArrivals(at: "queued", count: 1)
+            // Sent through the transport itself: the pipeline's context would end on cancel anyway.
+            let url = server.baseURL.appendingPathComponent("users/2")
+            let cancelled = Task { try await transport.send(TransportRequest(method: .get, url: url)) }
+            try await withTimeout(30, "the request to queue") {
+                while transport.requestsWaitingForAConnection < 1 { await Task.yield() }
+            }
+            let next = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 30) }.perform()
+            try await withTimeout(30, "the next request to queue") {
+                while transport.requestsWaitingForAConnection < 2 { await Task.yield() }
+            }
+
+            // Cancelled while the one connection is busy: it ends now, not when its turn comes.
+            cancelled.cancel()
+            let outcome = try await withTimeout(30, "the cancelled request") { await cancelled.result }
+            #expect(outcome.failure is CancellationError)
+            #expect(transport.requestsWaitingForAConnection == 1)
+
+            server.release("queued")
+            _ = try await withTimeout(30, "the held request") { try await held.value }
+            _ = try await withTimeout(30, "the request queued after it") { try await next.value }
+            // Its turn was handed on, not kept: one more request still gets the connection.
+            let after = TestRequest<JSON>(configuration: configuration) { server.get("/users/1", timeout: 30) }
+            _ = try await withTimeout(30, "a request after them") { try await after.performAsync() }
+            #expect(server.hits(path: "/users/2") == 0)
+            #expect(configuration.taskPool.isEmpty)
+        }
+    }
+}
+
 extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
