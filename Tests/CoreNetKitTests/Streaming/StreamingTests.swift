@@ -170,7 +170,7 @@ import Testing
             let stream = events(server, "count=20&dropAfter=5&reconnectStatus=204")
             for try await _ in stream.events(reconnecting: .automatic) { received += 1 }
 
-            #expect(received == 5)
+            expectEventsBeforeTheDrop(received, 5)
             expectConnections(server, 2)
         }
     }
@@ -185,7 +185,7 @@ import Testing
             }
 
             #expect(error?.statusCode == 404)
-            #expect(received == 5)
+            expectEventsBeforeTheDrop(received, 5)
             expectConnections(server, 2)
         }
     }
@@ -205,7 +205,7 @@ import Testing
             }
 
             #expect(error?.statusCode == 503)
-            #expect(received == 5)
+            expectEventsBeforeTheDrop(received, 5)
             // The first connection, then 3 reconnections, each retried by the chain's own policy
             // (4 attempts) before the loop counts it as one failed reconnection.
             expectConnections(server, 1 + 3 * 4)
@@ -372,6 +372,20 @@ func expectConnections(
     #expect(server.hits(path: "/events/sse") >= expected, "\(lostTailBeforeADrop)", sourceLocation: sourceLocation)
     #else
     #expect(server.hits(path: "/events/sse") == expected, sourceLocation: sourceLocation)
+    #endif
+}
+
+/// Expects `received` events before the first connection dropped: exactly `expected` on
+/// URLSession; at most that many on AsyncHTTPClient, where a lost tail (`lostTailBeforeADrop`)
+/// can take the last of them and a reconnection answered with a status ends the loop before
+/// they are asked for again.
+func expectEventsBeforeTheDrop(
+    _ received: Int, _ expected: Int, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #if AsyncHTTPClient
+    #expect(received <= expected, "\(lostTailBeforeADrop)", sourceLocation: sourceLocation)
+    #else
+    #expect(received == expected, sourceLocation: sourceLocation)
     #endif
 }
 
