@@ -85,13 +85,16 @@ final class TaskState: @unchecked Sendable {
     /// ends here when all its announced bytes are in.
     func receive(_ data: Data, task: URLSessionTask) {
         received += Int64(data.count)
-        if buffer == nil, let response {
-            deliverHead(response, task: task, first: data)
-        } else {
-            buffer?.push(data)
+        guard let buffer else {
+            if let response { deliverHead(response, task: task, first: data) }
+            return
         }
-        if let completeLength, received >= completeLength { buffer?.finish(nil) }
+        buffer.push(data)
+        if bodyIsComplete { buffer.finish(nil) }
     }
+
+    /// Whether every byte the head announced has arrived (``completeLength``).
+    private var bodyIsComplete: Bool { completeLength.map { received >= $0 } ?? false }
 
     /// Hands the head and a body buffer holding `first` to the sender, once.
     func deliverHead(_ http: HTTPURLResponse, task: URLSessionTask, first: Data? = nil) {
@@ -116,7 +119,8 @@ final class TaskState: @unchecked Sendable {
         #endif
         self.buffer = buffer
         if let first { buffer.push(first) }
-        if let completeLength, received >= completeLength { buffer.finish(nil) }
+        // Ended before the sender wakes, so that reading a small body never waits.
+        if bodyIsComplete { buffer.finish(nil) }
         continuation.resume(
             returning: TransportResponse(
                 statusCode: http.statusCode, headers: SessionDelegate.headers(of: http),

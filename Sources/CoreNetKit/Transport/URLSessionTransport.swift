@@ -42,12 +42,14 @@ import FoundationNetworking
 /// ``send(_:)`` returns at the response head; the body reaches the pipeline through a buffer fed
 /// by the session's delegate. For a request whose body is collected
 /// (``TransportRequest/bodyIsCollected``, which the pipeline sets unless the body is streamed to
-/// service code) the head waits for the first bytes of the body, and a body whose
-/// `Content-Length` has arrived (without a `Content-Encoding`) ends at once, without waiting for
-/// the task to complete: a small response reaches the waiting Task in one wake-up. On Apple platforms, when more than ``bodyBufferLimit`` bytes wait
-/// unread, the transport suspends the task (the session stops reading the socket) and resumes it
-/// once half of them were read, so a slow reader slows the transfer and memory stays near the
-/// limit.
+/// service code) the head waits for the first bytes of the body; and a body whose
+/// `Content-Length` bytes have all arrived (without a `Content-Encoding` or `Transfer-Encoding`)
+/// ends at once, without waiting for the task to complete. A small response so reaches the
+/// waiting Task in one wake-up.
+///
+/// On Apple platforms, when more than ``bodyBufferLimit`` bytes wait unread, the transport
+/// suspends the task (the session stops reading the socket) and resumes it once half of them
+/// were read, so a slow reader slows the transfer and memory stays near the limit.
 ///
 /// On Linux there is no way to pause: FoundationNetworking's `suspend()` takes the transfer off
 /// libcurl and `resume()` starts it over from the first byte (measured: a 50 MB download arrived

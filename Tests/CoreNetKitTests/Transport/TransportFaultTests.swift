@@ -51,11 +51,7 @@ import FoundationNetworking
     @Test func requestQueuedBehindABusyConnectionDoesNotTimeOutWhileWaiting() async throws {
         try await withTestServer { server in
             try await withFaultServer { faults in
-                let transport = URLSessionTransport(maximumConnectionsPerHost: 1)
-                let configuration = testConfiguration(transport: transport)
-                let held = TestRequest<JSON>(configuration: configuration) { server.get("/hold/limit", timeout: 30) }
-                    .perform()
-                try await server.waitForArrivals(at: "limit", count: 1)
+                let (_, configuration, held) = try await Self.oneBusyConnection(server, gate: "limit")
                 let queued = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 1) }
                     .perform()
 
@@ -72,26 +68,16 @@ import FoundationNetworking
             }
         }
     }
-}
 
-extension URLSessionConnectionLimitTests {
     @Test func requestCancelledWhileQueuedEndsAtOnceAndGivesItsTurnBack() async throws {
         try await withTestServer { server in
-            let transport = URLSessionTransport(maximumConnectionsPerHost: 1)
-            let configuration = testConfiguration(transport: transport)
-            let held = TestRequest<JSON>(configuration: configuration) { server.get("/hold/queued", timeout: 30) }
-                .perform()
-            try await server.waitForArrivals(at: "queued", count: 1)
+            let (transport, configuration, held) = try await Self.oneBusyConnection(server, gate: "queued")
             // Sent through the transport itself: the pipeline's context would end on cancel anyway.
             let url = server.baseURL.appendingPathComponent("users/2")
             let cancelled = Task { try await transport.send(TransportRequest(method: .get, url: url)) }
-            try await withTimeout(30, "the request to queue") {
-                while transport.requestsWaitingForAConnection < 1 { await Task.yield() }
-            }
+            try await Self.waitUntilQueued(1, in: transport)
             let next = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 30) }.perform()
-            try await withTimeout(30, "the next request to queue") {
-                while transport.requestsWaitingForAConnection < 2 { await Task.yield() }
-            }
+            try await Self.waitUntilQueued(2, in: transport)
 
             // Cancelled while the one connection is busy: it ends now, not when its turn comes.
             cancelled.cancel()
@@ -107,6 +93,24 @@ extension URLSessionConnectionLimitTests {
             _ = try await withTimeout(30, "a request after them") { try await after.performAsync() }
             #expect(server.hits(path: "/users/2") == 0)
             #expect(configuration.taskPool.isEmpty)
+        }
+    }
+
+    /// A transport with one connection per host, busy with a request the server holds at `gate`.
+    private static func oneBusyConnection(_ server: TestServer, gate: String) async throws
+        -> (URLSessionTransport, NetworkConfiguration, RequestContext<JSON>)
+    {
+        let transport = URLSessionTransport(maximumConnectionsPerHost: 1)
+        let configuration = testConfiguration(transport: transport)
+        let held = TestRequest<JSON>(configuration: configuration) { server.get("/hold/\(gate)", timeout: 30) }
+            .perform()
+        try await server.waitForArrivals(at: gate, count: 1)
+        return (transport, configuration, held)
+    }
+
+    private static func waitUntilQueued(_ count: Int, in transport: URLSessionTransport) async throws {
+        try await withTimeout(30, "\(count) requests to queue") {
+            while transport.requestsWaitingForAConnection < count { await Task.yield() }
         }
     }
 }
