@@ -63,6 +63,7 @@ enum RequestPipeline {
         return result
     }
 
+    @inline(__always)
     private static func execute<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, exchange: Exchange
     ) async -> ContextOutcome {
