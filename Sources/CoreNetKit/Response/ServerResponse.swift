@@ -14,8 +14,8 @@ import FoundationNetworking
 
 /// One HTTP response as the pipeline sees it: status, headers, raw body and where it came from.
 ///
-/// The body is parsed as ``JSON`` at most once, on first use of ``json()``; the default
-/// ``BaseServerRequest`` mapping decodes the model straight from ``data`` instead.
+/// The default ``BaseServerRequest`` mapping decodes the model straight from ``data``; ``json()``
+/// parses the body as ``JSON`` for a mapping that wants it.
 public struct ServerResponse: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
@@ -36,7 +36,6 @@ public struct ServerResponse: Sendable {
     /// The file the body was streamed to, for a request with a
     /// ``ServerRequest/downloadDestination`` and a successful status; ``data`` is then empty.
     public let downloadedFileURL: URL?
-    private let parsed = Locked<Result<JSON, BaseServerError>?>(nil)
     /// The decoder of the configuration the pipeline ran with, so the default mapping does not
     /// read the (lock-protected) configuration a second time.
     var decoder: JSONDecoder?
@@ -84,20 +83,19 @@ public struct ServerResponse: Sendable {
             transportRequest: TransportRequest(method: request.method, url: url, headers: HTTPHeaders(request.headers)))
     }
 
-    /// The body parsed as JSON; parsed once and remembered.
+    /// The body parsed as JSON.
+    ///
+    /// Each call parses the body again (a response keeps no lock and no cache for it, so that the
+    /// many responses nobody reads as JSON cost nothing for it): keep the result to read it twice.
     ///
     /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping``
     ///   when the body is not JSON.
     public func json() throws -> JSON {
-        if let done = parsed.withLock({ $0 }) { return try done.get() }
-        let result: Result<JSON, BaseServerError>
         do {
-            result = .success(try JSON(data: data))
+            return try JSON(data: data)
         } catch {
-            result = .failure(.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error))
+            throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error)
         }
-        parsed.withLock { $0 = result }
-        return try result.get()
     }
 
     /// Whether the status is in `200..<300`.
@@ -117,5 +115,3 @@ public struct ServerResponse: Sendable {
 extension UInt8 {
     var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 }
-
-/// The once-parsed JSON of a body, shared by copies of a ``ServerResponse``.
