@@ -94,7 +94,8 @@ public struct ServerResponse: Sendable {
         do {
             return try JSON(data: data)
         } catch {
-            throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the body is not valid JSON", underlying: error)
+            throw BaseServerError.cantMapping(
+                keyPath: "<root>", reason: "the body is not valid JSON", underlying: error)
         }
     }
 
