@@ -160,12 +160,10 @@ final class ContextCore: Sendable {
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
     func finish(_ outcome: ContextOutcome) {
-        let taken: ContextState? = state.withLock { state in
+        let taken: TerminalRecipients? = state.withLock { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
-            let taken = state
-            state.clearHandlers()
-            return taken
+            return state.takeRecipients()
         }
         guard let taken else { return }
         if case .cancelled = outcome { taken.cancelAction?.perform(for: self) }

@@ -55,22 +55,39 @@ struct ContextState {
     var pending: [@Sendable () -> Void] = []
     var drainScheduled = false
 
-    /// Empties every handler list, so nothing is retained after the terminal event.
-    mutating func clearHandlers() {
-        success = []
-        failure = []
-        completed = []
+    /// Takes out everything the terminal event goes to and empties every other handler list, so
+    /// nothing is retained after it. The lists are moved out, not copied: a copy of the whole
+    /// state (its twenty fields retained, then released) cost more than delivering the event.
+    mutating func takeRecipients() -> TerminalRecipients {
+        var taken = TerminalRecipients()
+        swap(&taken.waiter, &waiter)
+        swap(&taken.moreWaiters, &moreWaiters)
+        swap(&taken.observers, &observers)
+        swap(&taken.success, &success)
+        swap(&taken.failure, &failure)
+        swap(&taken.completed, &completed)
+        swap(&taken.cancel, &cancel)
+        swap(&taken.cancelAction, &cancelAction)
         cache = []
-        cancel = []
         cacheObservers = []
-        observers = []
-        waiter = nil
-        moreWaiters = []
-        cancelAction = nil
         uploadProgress = []
         downloadProgress = []
         progressObservers = []
+        return taken
     }
+}
+
+/// What a context's terminal event goes to, taken out of its state under the lock
+/// (ContextState/takeRecipients()) and called outside it.
+struct TerminalRecipients {
+    var waiter: UnsafeContinuation<any Sendable, any Error>?
+    var moreWaiters: [UnsafeContinuation<any Sendable, any Error>] = []
+    var observers: [@Sendable (ContextOutcome) -> Void] = []
+    var success: [@Sendable (any Sendable) -> Void] = []
+    var failure: [@Sendable (any Error) -> Void] = []
+    var completed: [@Sendable (ContextOutcome) -> Void] = []
+    var cancel: [@Sendable () -> Void] = []
+    var cancelAction: CancelAction?
 }
 
 /// What cancelling a context stops: a closure (chaining), or the network call the context joined
