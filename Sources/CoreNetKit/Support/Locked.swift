@@ -24,8 +24,10 @@ struct Locked<Value>: @unchecked Sendable {
     // safe: the value is read and written only between `lock()` and `unlock()` of `storage`'s lock
     private let storage: LockedStorage<Void, Value>
 
-    init(_ value: Value) {
-        storage = LockedStorage.create((), value)
+    /// A lock holding `value`, built in place (an autoclosure: a struct of many fields is not
+    /// copied into the lock's storage and then destroyed).
+    init(_ value: @autoclosure () -> Value) {
+        storage = LockedStorage.create { LockedFields(constants: (), state: value()) }
     }
 
     @inline(__always)
@@ -51,8 +53,9 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
     // `Constants` is written once, when the object is made, before any copy of it is shared
     private let storage: LockedStorage<Constants, State>
 
-    init(_ constants: Constants, state: State) {
-        storage = LockedStorage.create(constants, state)
+    /// The object, its constants and state built in place (autoclosures, as for ``Locked``).
+    init(_ constants: @autoclosure () -> Constants, state: @autoclosure () -> State) {
+        storage = LockedStorage.create { LockedFields(constants: constants(), state: state()) }
     }
 
     /// Runs `body` with the constants (in place: read a field through the pointer, and nothing
@@ -77,8 +80,9 @@ struct LockedFields<Constants, State> {
 
 /// One allocation: the fields as the header, the lock as the one tail element.
 final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constants, State>, PlatformLock> {
-    static func create(_ constants: Constants, _ state: State) -> LockedStorage {
-        let buffer = create(minimumCapacity: 1) { _ in LockedFields(constants: constants, state: state) }
+    /// The storage, its fields made by `fields` right where they live.
+    static func create(_ fields: () -> LockedFields<Constants, State>) -> LockedStorage {
+        let buffer = create(minimumCapacity: 1) { _ in fields() }
         // The header is initialised; the lock lives in the element storage.
         buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
         return unsafeDowncast(buffer, to: LockedStorage.self)
