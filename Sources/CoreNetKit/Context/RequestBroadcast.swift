@@ -36,16 +36,33 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     /// The model type of the contexts it serves.
     let modelType: ObjectIdentifier
     private let pool: TaskPool
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Where the progress throttling of a transfer made here reads the time.
     private let clock: any NetworkClock
 
-    init(id: String, modelType: ObjectIdentifier, pool: TaskPool, clock: any NetworkClock, first: ContextCore) {
+    /// The number the pool registered it under when its id was made there (nobody joins it),
+    /// `nil` when it is registered by its id.
+    private let poolNumber: Int?
+
+    init(
+        id: String, modelType: ObjectIdentifier, pool: TaskPool, clock: any NetworkClock, first: ContextCore,
+        poolNumber: Int? = nil
+    ) {
         self.id = id
         self.modelType = modelType
         self.pool = pool
         self.clock = clock
-        state.withLock { $0.contexts = JoinedContexts(first) }
+        self.poolNumber = poolNumber
+        state = Locked(State(contexts: JoinedContexts(first)))
+    }
+
+    /// Takes the request out of its pool.
+    private func leavePool() {
+        if let poolNumber {
+            pool.removeGenerated(poolNumber)
+        } else {
+            pool.remove(id: id, member: self)
+        }
     }
 
     /// Adds `context`; `false` when the call already finished (the caller then starts anew).
@@ -77,7 +94,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
             return .some(state.task)
         }
         guard let task else { return }
-        pool.remove(id: id, member: self)
+        leavePool()
         task?.cancel()
     }
 
@@ -118,7 +135,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     /// A download's resume data goes to those who wait for the end; when every context left
     /// (was cancelled) and nobody asked for it, the partial file is removed.
     func finish(_ result: ContextOutcome) {
-        pool.remove(id: id, member: self)
+        leavePool()
         let resumeData = result.resumeData
         let (contexts, waiters, discard) = state.withLock { state in
             state.ended = true

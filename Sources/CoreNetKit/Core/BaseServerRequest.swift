@@ -111,24 +111,43 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         Model
     > {
         let pool = configuration.taskPool
-        let id = serverRequest.requestId ?? pool.generateId()
-        let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
-        let (broadcast, isNew) = pool.joinOrRegister(
-            id: id,
-            entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
-            accepts: { $0.modelType == ObjectIdentifier(Model.self) },
-            join: { $0.join(context.core) },
-            make: {
-                RequestBroadcast(
+        let context: ActiveRequestContext<Model>
+        let broadcast: RequestBroadcast
+        let isNew: Bool
+        if let id = serverRequest.requestId {
+            // A named request may join one in flight with the same id and model type.
+            context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
+            let joined = pool.joinOrRegister(
+                id: id,
+                entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
+                accepts: { $0.modelType == ObjectIdentifier(Model.self) },
+                join: { $0.join(context.core) },
+                make: {
+                    RequestBroadcast(
+                        id: id, modelType: ObjectIdentifier(Model.self), pool: pool, clock: configuration.clock,
+                        first: context.core)
+                })
+            guard let member = joined.member else {
+                context.emit(
+                    error: BaseServerError.invalidRequest(
+                        "a request with id \"\(id)\" and another model type is in flight"))
+                return context
+            }
+            (broadcast, isNew) = (member, joined.isNew)
+        } else {
+            // An id made here is new, so nobody joins it: the pool keys it by its number.
+            (context, broadcast) = pool.registerGenerated(
+                request: serverRequest, startedAt: configuration.clock.currentDate
+            ) { id, number in
+                let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
+                let broadcast = RequestBroadcast(
                     id: id, modelType: ObjectIdentifier(Model.self), pool: pool, clock: configuration.clock,
-                    first: context.core)
-            })
-        guard let broadcast else {
-            context.emit(
-                error: BaseServerError.invalidRequest(
-                    "a request with id \"\(id)\" and another model type is in flight"))
-            return context
+                    first: context.core, poolNumber: number)
+                return ((context, broadcast), broadcast)
+            }
+            isNew = true
         }
+        let id = broadcast.id
         context.core.setCancelAction(.leave(broadcast))
         if serverRequest.downloadDestination != nil || serverRequest.hasResumeData {
             context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }

@@ -126,6 +126,24 @@ public final class TaskPool: Sendable {
         }
     }
 
+    /// Registers the member `make` creates under an id made here (a request nobody can join:
+    /// its id is new) and returns what `make` made with it. `make` gets the id and the number
+    /// to remove the member with (``removeGenerated(_:)``), and runs under the pool's lock.
+    func registerGenerated<Made>(
+        request: ServerRequest, startedAt: Date,
+        make: (_ id: String, _ number: Int) -> (made: Made, member: any PoolMember)
+    ) -> Made {
+        state.withLock { state in
+            state.nextId += 1
+            let number = state.nextId
+            let id = Self.generatedId(number)
+            let (made, member) = make(id, number)
+            let entry = Entry(id: id, request: request, startedAt: startedAt)
+            state.generated[number] = Slot(entry: entry, broadcast: member, member: nil)
+            return made
+        }
+    }
+
     /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`.
     /// A number is made once and only its request knows it, so no identity is compared.
     func removeGenerated(_ number: Int) {

@@ -97,6 +97,35 @@ import Testing
         }
     }
 
+    @Test func aContextWithAGeneratedIdIsListedFoundCancelledAndLeavesThePoolWhenItEnds() async throws {
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+            let pool = configuration.taskPool
+            let cancelled = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool-generated") }
+                .perform()
+            let finished = TestRequest<JSON>(configuration: configuration) { server.get("/hold/pool-generated") }
+                .perform()
+            let cancelledLog = EventLog(cancelled)
+            let finishedLog = EventLog(finished)
+            try await server.waitForArrivals(at: "pool-generated", count: 2)
+
+            #expect(Set(pool.ids) == [cancelled.requestId, finished.requestId])
+            #expect(cancelled.requestId.hasPrefix("request-") && finished.requestId.hasPrefix("request-"))
+            #expect(pool.find(id: cancelled.requestId)?.url.hasSuffix("/hold/pool-generated") == true)
+
+            pool.cancel(id: cancelled.requestId)
+            guard case .cancel = try await cancelledLog.waitForTerminal() else {
+                Issue.record("expected cancel")
+                return
+            }
+            #expect(pool.ids == [finished.requestId])
+
+            server.release("pool-generated")
+            _ = try await finishedLog.success()
+            #expect(pool.isEmpty)
+        }
+    }
+
     @Test(arguments: [0, 1, 9, 10, 99, 100, 12_345, Int.max])
     func aGeneratedIdNamesItsNumber(number: Int) {
         let id = TaskPool.generatedId(number)
