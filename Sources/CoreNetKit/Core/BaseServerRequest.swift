@@ -190,7 +190,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         defer { pool.removeGenerated(number) }
         withUnsafeCurrentTask { task in member.attach(task) }
         let result = await RequestPipeline.run(
-            self, serverRequest, configuration: configuration, requestId: id, broadcast: nil)
+            self, consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()
         if Task.isCancelled {
             var cancelled = BaseServerError.cancelled

@@ -92,7 +92,7 @@ public struct InterceptorChain: Sendable {
     /// after the request was cancelled throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
-    public func proceed(_ request: ServerRequest) async throws -> ServerResponse {
+    public func proceed(_ request: consuming ServerRequest) async throws -> ServerResponse {
         // One call of `run`, so that it is in line once: a second copy would double this frame.
         let monitoring = exchange.monitoring
         let start = monitoring != nil ? exchange.configuration.clock.now : nil
@@ -156,7 +156,7 @@ public struct InterceptorChain: Sendable {
     }
 
     @inline(__always)
-    private func run(_ request: ServerRequest) async throws -> ServerResponse {
+    private func run(_ request: consuming ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
         var index = index
         var request = request

@@ -25,7 +25,8 @@ enum RequestPipeline {
     /// Cancelling the calling Task cancels the request: the transfer ends at once (scratch files
     /// removed) and the result is a failure.
     static func run<Model: Sendable>(
-        _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, configuration: NetworkConfiguration,
+        _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest,
+        configuration: NetworkConfiguration,
         requestId: String, broadcast: RequestBroadcast?
     ) async -> ContextOutcome {
         let transfer = needsTransfer(serverRequest) ? RequestTransfer(clock: configuration.clock) : nil
@@ -35,7 +36,7 @@ enum RequestPipeline {
         var monitoring: RequestMonitoring?
         if !configuration.monitors.isEmpty {
             monitoring = RequestMonitoring(
-                monitors: configuration.monitors, id: requestId, request: serverRequest,
+                monitors: configuration.monitors, id: requestId, request: copy serverRequest,
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
@@ -47,8 +48,9 @@ enum RequestPipeline {
             takesEarlyAnswers: takesEarlyAnswers, monitoring: monitoring)
         var result: ContextOutcome
         if let transfer {
+            let sending = copy serverRequest  // a closure cannot consume what it captures
             result = await withTaskCancellationHandler {
-                await execute(request, serverRequest, exchange: exchange)
+                await execute(request, sending, exchange: exchange)
             } onCancel: {
                 transfer.cancel()
             }
@@ -65,7 +67,7 @@ enum RequestPipeline {
 
     @inline(__always)
     private static func execute<Model: Sendable>(
-        _ request: BaseServerRequest<Model>, _ serverRequest: ServerRequest, exchange: Exchange
+        _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest, exchange: Exchange
     ) async -> ContextOutcome {
         do {
             let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
