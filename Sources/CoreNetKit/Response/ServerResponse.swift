@@ -63,8 +63,9 @@ public struct ServerResponse: Sendable {
         self.statusCode = statusCode
         self.headers = headers
         self.data = data
-        self.transportRequest = transportRequest
+        // Read before the request moves into place: read after, it would be copied for it.
         self.url = url ?? transportRequest.url
+        self.transportRequest = transportRequest
         self.duration = duration
         self.isFromCache = isFromCache
         self.downloadedFileURL = downloadedFileURL
