@@ -120,8 +120,8 @@ public final class TaskPool: Sendable {
             state.nextId += 1
             let number = state.nextId
             let id = Self.generatedId(number)
-            let entry = Entry(id: id, request: request, startedAt: startedAt)
-            state.generated[number] = Slot(entry: entry, broadcast: member, member: nil)
+            state.generated[number] = Slot(
+                entry: Entry(id: id, request: request, startedAt: startedAt), broadcast: member, member: nil)
             return (id, number)
         }
     }
@@ -138,8 +138,8 @@ public final class TaskPool: Sendable {
             let number = state.nextId
             let id = Self.generatedId(number)
             let (made, member) = make(id, number)
-            let entry = Entry(id: id, request: request, startedAt: startedAt)
-            state.generated[number] = Slot(entry: entry, broadcast: member, member: nil)
+            state.generated[number] = Slot(
+                entry: Entry(id: id, request: request, startedAt: startedAt), broadcast: member, member: nil)
             return made
         }
     }
