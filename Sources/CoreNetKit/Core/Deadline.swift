@@ -70,14 +70,14 @@ enum Deadline {
     /// bounds a transport that ignores the cancellation.
     @inline(__always)
     static func runInCallersTask(
-        _ timer: ExchangeTimer?, startsWhenSent: Bool,
-        _ work: ((any ExchangeActivity)?) async throws -> ReceivedResponse
+        _ timer: ExchangeTimer?, startsWhenSent: Bool, sending request: borrowing TransportRequest,
+        _ work: (borrowing TransportRequest, (any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
-        guard let timer else { return try await work(nil) }
+        guard let timer else { return try await work(request, nil) }
         if !startsWhenSent { timer.start() }
         defer { timer.stop() }
         do {
-            return try await work(timer)
+            return try await work(request, timer)
         } catch {
             throw timer.expiry ?? error
         }

@@ -110,9 +110,12 @@ final class Exchange: Sendable {
                     transportRequest.deadline = timer
                 }
                 // Not escaping: the exchange's state stays in this Task's frame.
-                received = try await Deadline.runInCallersTask(timer, startsWhenSent: startsWhenSent) { activity in
-                    try await exchange(
-                        transportRequest, for: request, activity: activity, start: start, attempt: attempt)
+                // The request goes to the work as an argument, not a capture: a captured `var`
+                // would be copied for it.
+                received = try await Deadline.runInCallersTask(
+                    timer, startsWhenSent: startsWhenSent, sending: transportRequest
+                ) { sending, activity in
+                    try await exchange(sending, for: request, activity: activity, start: start, attempt: attempt)
                 }
                 transportRequest.beingSent = nil
                 transportRequest.deadline = nil
