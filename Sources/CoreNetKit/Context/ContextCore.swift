@@ -160,12 +160,13 @@ final class ContextCore: Sendable {
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
     func finish(_ outcome: ContextOutcome) {
-        let taken: TerminalRecipients? = state.withLock { state in
+        let recipients: TerminalRecipients? = state.withLock { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             return state.takeRecipients()
         }
-        guard let taken else { return }
+        // Moved out of the optional: a plain `guard let` would copy every list (and destroy both).
+        guard let taken = consume recipients else { return }
         if case .cancelled = outcome { taken.cancelAction?.perform(for: self) }
         if let waiter = taken.waiter { Self.resume(waiter, with: outcome) }
         for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
