@@ -34,7 +34,7 @@ protocol ExchangeActivity: Sendable {
 /// connection) and the exchange ends in ``BaseServerError/Code-swift.struct/timeout``. The work
 /// runs in a Task of its own (``run(timeout:idle:clock:startsWhenSent:_:)``), or in the caller's
 /// Task for a transport that gives the timer a way to cancel it
-/// (``runInCallersTask(_:startsWhenSent:_:)``).
+/// (``runInCallersTask(_:startsWhenSent:sending:_:)``).
 enum Deadline {
     /// Runs `work` within the deadline. With `startsWhenSent` (a transport that queues requests
     /// before sending them), the deadline starts when the work's activity hears
@@ -52,7 +52,7 @@ enum Deadline {
     }
 
     /// The timer of an exchange run in the caller's Task
-    /// (``runInCallersTask(_:startsWhenSent:_:)``); `nil` when neither limit applies.
+    /// (``runInCallersTask(_:startsWhenSent:sending:_:)``); `nil` when neither limit applies.
     static func timer(timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock) -> ExchangeTimer? {
         let (total, idle) = limits(timeout: timeout, idle: idle)
         guard total != nil || idle != nil else { return nil }
@@ -67,7 +67,8 @@ enum Deadline {
     /// `startsWhenSent`). When time is up the timer runs that action, the transport fails at
     /// once, and the failure is the `timeout`. A transport that can only be cancelled through
     /// its Task goes through ``run(timeout:idle:clock:startsWhenSent:_:)`` instead, which also
-    /// bounds a transport that ignores the cancellation.
+    /// bounds a transport that ignores the cancellation. `work` gets `request` as an argument
+    /// (borrowed): captured, the caller's `var` would be copied for it.
     @inline(__always)
     static func runInCallersTask(
         _ timer: ExchangeTimer?, startsWhenSent: Bool, sending request: borrowing TransportRequest,

@@ -116,14 +116,7 @@ public final class TaskPool: Sendable {
     func registerGenerated(
         request: ServerRequest, startedAt: Date, member: any PoolMember
     ) -> (id: String, number: Int) {
-        state.withLock { state in
-            state.nextId += 1
-            let number = state.nextId
-            let id = Self.generatedId(number)
-            state.generated[number] = Slot(
-                entry: Entry(id: id, request: request, startedAt: startedAt), broadcast: member, member: nil)
-            return (id, number)
-        }
+        registerGenerated(request: request, startedAt: startedAt) { id, number in ((id, number), member) }
     }
 
     /// Registers the member `make` creates under an id made here (a request nobody can join:
