@@ -257,4 +257,17 @@ import FoundationNetworking
         #expect(try response.json()["a"]?[1]?.intValue == 2)
         #expect(try response.json() == response.json())
     }
+
+    @Test func aBodyThatIsNotJSONThrowsCantMappingAtTheRootOnEveryRead() throws {
+        let response = ServerResponse(
+            statusCode: 200, headers: [:], data: Data("<html>".utf8),
+            request: URLRequest(url: URL(string: "http://x")!))
+
+        for _ in 0..<2 {
+            let error = try #require(throws: BaseServerError.self) { try response.json() }
+            #expect(error.code == .cantMapping)
+            #expect(error.keyPath == "<root>")
+            #expect(error.message == "the body is not valid JSON")
+        }
+    }
 }
