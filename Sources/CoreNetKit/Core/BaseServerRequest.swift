@@ -155,6 +155,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         if isNew {
             broadcast.start(
                 Task {
+                    await TaskFrames.reserve()
                     let result = await RequestPipeline.run(
                         self, serverRequest, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)
