@@ -17,17 +17,25 @@ import Dispatch
 ///
 /// Every handler runs through ``async(_:)``: one at a time and in the order enqueued, also on a
 /// concurrent queue, so a cached result always reaches handlers before the terminal event.
-final class ContextCore: Sendable {
-    let queue: DispatchQueue
-    private let state = Locked(ContextState())
+///
+/// One allocation: the queue, the state and its lock (a ``LockedObject``). Copies are the same
+/// core.
+struct ContextCore: Sendable {
+    private let object: LockedObject<DispatchQueue, ContextState>
 
-    init(queue: DispatchQueue) { self.queue = queue }
+    init(queue: DispatchQueue) { object = LockedObject(queue, state: ContextState()) }
+
+    /// What tells this core from another (copies of one core have the same).
+    var id: ObjectIdentifier { object.id }
+
+    /// The callback queue every handler runs on.
+    var queue: DispatchQueue { object.withConstants { $0.pointee } }
 
     // MARK: Ordered delivery
 
     /// Runs `block` on ``queue`` after every block enqueued before it.
     func async(_ block: @escaping @Sendable () -> Void) {
-        let schedule = state.withLock { Self.enqueue(block, in: &$0) }
+        let schedule = object.withState { Self.enqueue(block, in: &$0) }
         if schedule { queue.async { self.drain() } }
     }
 
@@ -41,7 +49,7 @@ final class ContextCore: Sendable {
 
     private func drain() {
         while true {
-            let blocks: [@Sendable () -> Void] = state.withLock { state in
+            let blocks: [@Sendable () -> Void] = object.withState { state in
                 let blocks = state.pending
                 state.pending = []
                 if blocks.isEmpty { state.drainScheduled = false }
@@ -54,17 +62,17 @@ final class ContextCore: Sendable {
 
     // MARK: State
 
-    var isFinished: Bool { state.withLock { $0.outcome != nil } }
+    var isFinished: Bool { object.withState { $0.outcome != nil } }
 
     var isFromCache: Bool {
-        state.withLock {
+        object.withState {
             if case .success(_, let fromCache) = $0.outcome { return fromCache }
             return false
         }
     }
 
     var isCancelled: Bool {
-        state.withLock {
+        object.withState {
             if case .cancelled = $0.outcome { return true }
             return false
         }
@@ -73,7 +81,7 @@ final class ContextCore: Sendable {
     // MARK: Handlers
 
     func onSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
-        let model: (any Sendable)? = state.withLock { state in
+        let model: (any Sendable)? = object.withState { state in
             switch state.outcome {
             case nil:
                 state.success.append(handler)
@@ -86,7 +94,7 @@ final class ContextCore: Sendable {
     }
 
     func onError(_ handler: @escaping @Sendable (any Error) -> Void) {
-        let error: (any Error)? = state.withLock { state in
+        let error: (any Error)? = object.withState { state in
             switch state.outcome {
             case nil:
                 state.failure.append(handler)
@@ -100,7 +108,7 @@ final class ContextCore: Sendable {
 
     /// `handler` gets `.success` or `.failure`, never `.cancelled`.
     func onCompleted(_ handler: @escaping @Sendable (ContextOutcome) -> Void) {
-        let outcome: ContextOutcome? = state.withLock { state in
+        let outcome: ContextOutcome? = object.withState { state in
             switch state.outcome {
             case nil:
                 state.completed.append(handler)
@@ -113,7 +121,7 @@ final class ContextCore: Sendable {
     }
 
     func onCacheSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
-        let cached: (any Sendable)? = state.withLock { state in
+        let cached: (any Sendable)? = object.withState { state in
             if state.outcome == nil, state.cached == nil {
                 state.cache.append(handler)
                 return nil
@@ -124,7 +132,7 @@ final class ContextCore: Sendable {
     }
 
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let cancelled: Bool = state.withLock { state in
+        let cancelled: Bool = object.withState { state in
             switch state.outcome {
             case nil:
                 state.cancel.append(handler)
@@ -142,7 +150,7 @@ final class ContextCore: Sendable {
     /// or a first cached result.
     func emitCache(_ data: any Sendable) {
         let taken: (handlers: [@Sendable (any Sendable) -> Void], observers: [@Sendable (any Sendable) -> Void])? =
-            state.withLock { state in
+            object.withState { state in
                 guard state.outcome == nil, state.cached == nil else { return nil }
                 state.cached = data
                 defer {
@@ -160,7 +168,7 @@ final class ContextCore: Sendable {
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
     func finish(_ outcome: ContextOutcome) {
-        let recipients: TerminalRecipients? = state.withLock { state in
+        let recipients: TerminalRecipients? = object.withState { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             return state.takeRecipients()
@@ -194,7 +202,7 @@ final class ContextCore: Sendable {
 
     /// Sets what cancelling stops; if the context is already cancelled, runs it at once.
     func setCancelAction(_ action: CancelAction) {
-        let runNow: Bool = state.withLock { state in
+        let runNow: Bool = object.withState { state in
             switch state.outcome {
             case nil:
                 state.cancelAction = action
@@ -208,7 +216,7 @@ final class ContextCore: Sendable {
 
     /// Calls `observer` inline with the terminal outcome, at once if it already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
-        let outcome: ContextOutcome? = state.withLock { state in
+        let outcome: ContextOutcome? = object.withState { state in
             if state.outcome == nil { state.observers.append(observer) }
             return state.outcome
         }
@@ -219,7 +227,7 @@ final class ContextCore: Sendable {
     /// ``BaseServerError`` `cancelled`), at once if it already happened. A waiter is kept
     /// without a closure or a list around it, unlike an observer.
     func await(_ waiter: UnsafeContinuation<any Sendable, any Error>) {
-        let outcome: ContextOutcome? = state.withLock { state in
+        let outcome: ContextOutcome? = object.withState { state in
             guard let outcome = state.outcome else {
                 if state.waiter == nil {
                     state.waiter = waiter
@@ -243,11 +251,11 @@ final class ContextCore: Sendable {
 
     /// Whether an internal observer or an awaiting Task waits for the terminal outcome (for tests
     /// of chaining).
-    var isObserved: Bool { state.withLock { !$0.observers.isEmpty || $0.waiter != nil } }
+    var isObserved: Bool { object.withState { !$0.observers.isEmpty || $0.waiter != nil } }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {
-        let cached: (any Sendable)? = state.withLock { state in
+        let cached: (any Sendable)? = object.withState { state in
             if state.cached == nil, state.outcome == nil { state.cacheObservers.append(observer) }
             return state.cached
         }
@@ -255,8 +263,8 @@ final class ContextCore: Sendable {
     }
 
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)? {
-        get { state.withLock { $0.resumeDataSource } }
-        set { state.withLock { $0.resumeDataSource = newValue } }
+        get { object.withState { $0.resumeDataSource } }
+        nonmutating set { object.withState { $0.resumeDataSource = newValue } }
     }
 
     // MARK: Progress
@@ -264,7 +272,7 @@ final class ContextCore: Sendable {
     /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
     /// value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let (observers, schedule) = state.withLock {
+        let (observers, schedule) = object.withState {
             state -> ([@Sendable (TransferProgress, TransferDirection) -> Void], Bool) in
             guard state.outcome == nil else { return ([], false) }
             let last = direction == .upload ? state.lastUpload : state.lastDownload
@@ -295,12 +303,12 @@ final class ContextCore: Sendable {
 
     /// Whether anyone watches this context's progress: a handler, or a chained context.
     var watchesProgress: Bool {
-        state.withLock { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
+        object.withState { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
     }
 
     /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress(to next: ContextCore) {
-        let latest = state.withLock { state -> [(TransferProgress, TransferDirection)] in
+        let latest = object.withState { state -> [(TransferProgress, TransferDirection)] in
             guard state.outcome == nil else { return [] }
             state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
             return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
@@ -312,7 +320,7 @@ final class ContextCore: Sendable {
     /// Forgets the last progress values, so the progress of a next stage (`flatMap`) that starts
     /// again from zero is delivered.
     func restartProgress() {
-        state.withLock { state in
+        object.withState { state in
             state.lastUpload = nil
             state.lastDownload = nil
         }
@@ -320,7 +328,7 @@ final class ContextCore: Sendable {
 
     func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection)
     {
-        let schedule: Bool = state.withLock { state in
+        let schedule: Bool = object.withState { state in
             guard state.outcome == nil else { return false }
             let last: TransferProgress?
             switch direction {

@@ -101,7 +101,7 @@ enum CancelAction: Sendable {
     func perform(for context: ContextCore) {
         switch self {
         case .run(let action): action()
-        case .leave(let broadcast): broadcast.detach(ObjectIdentifier(context))
+        case .leave(let broadcast): broadcast.detach(context.id)
         }
     }
 }

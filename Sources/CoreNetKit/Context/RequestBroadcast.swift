@@ -16,7 +16,20 @@
 /// Not generic: it holds its contexts' erased cores (``ContextCore``) and hands them erased
 /// outcomes, so fanning out costs no model-generic metadata lookups. It remembers the model type
 /// to refuse a context of another type that names the same request id.
-final class RequestBroadcast: PoolMember, ProgressWatch {
+///
+/// One allocation: its constants, its state and their lock (a ``LockedObject``). Copies are the
+/// same broadcast.
+struct RequestBroadcast: IdentifiedPoolMember {
+    private struct Constants {
+        let id: String
+        let modelType: ObjectIdentifier
+        let pool: TaskPool
+        /// Where the progress throttling of a transfer made here reads the time.
+        let clock: any NetworkClock
+        /// The number the pool registered it under when its id was made there (nobody joins
+        /// it), `nil` when it is registered by its id.
+        let poolNumber: Int?
+    }
     private struct State {
         var contexts = JoinedContexts()
         var finished = false
@@ -32,42 +45,37 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
         var transfer: RequestTransfer?
     }
 
-    let id: String
-    /// The model type of the contexts it serves.
-    let modelType: ObjectIdentifier
-    private let pool: TaskPool
-    private let state: Locked<State>
-    /// Where the progress throttling of a transfer made here reads the time.
-    private let clock: any NetworkClock
+    private let object: LockedObject<Constants, State>
 
-    /// The number the pool registered it under when its id was made there (nobody joins it),
-    /// `nil` when it is registered by its id.
-    private let poolNumber: Int?
+    /// The request's id.
+    var id: String { object.withConstants { $0.pointee.id } }
+    /// The model type of the contexts it serves.
+    var modelType: ObjectIdentifier { object.withConstants { $0.pointee.modelType } }
+    /// What tells this broadcast from another (copies of one broadcast have the same).
+    var identity: ObjectIdentifier { object.id }
 
     init(
         id: String, modelType: ObjectIdentifier, pool: TaskPool, clock: any NetworkClock, first: ContextCore,
         poolNumber: Int? = nil
     ) {
-        self.id = id
-        self.modelType = modelType
-        self.pool = pool
-        self.clock = clock
-        self.poolNumber = poolNumber
-        state = Locked(State(contexts: JoinedContexts(first)))
+        object = LockedObject(
+            Constants(id: id, modelType: modelType, pool: pool, clock: clock, poolNumber: poolNumber),
+            state: State(contexts: JoinedContexts(first)))
     }
 
     /// Takes the request out of its pool.
     private func leavePool() {
-        if let poolNumber {
-            pool.removeGenerated(poolNumber)
+        let constants = object.withConstants { $0.pointee }
+        if let poolNumber = constants.poolNumber {
+            constants.pool.removeGenerated(poolNumber)
         } else {
-            pool.remove(id: id, member: self)
+            constants.pool.remove(id: constants.id, member: identity)
         }
     }
 
     /// Adds `context`; `false` when the call already finished (the caller then starts anew).
     func join(_ context: ContextCore) -> Bool {
-        let joined: (ok: Bool, cached: (any Sendable)?) = state.withLock { state in
+        let joined: (ok: Bool, cached: (any Sendable)?) = object.withState { state in
             guard !state.finished else { return (false, nil) }
             state.contexts.append(context)
             return (true, state.cached)
@@ -78,7 +86,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
 
     /// Records the Task doing the work; cancels it at once if every context already left.
     func start(_ task: Task<Void, Never>) {
-        let cancelNow: Bool = state.withLock { state in
+        let cancelNow: Bool = object.withState { state in
             state.task = task
             return state.finished
         }
@@ -87,7 +95,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
 
     /// Removes a cancelled context; the last one to leave cancels the network call.
     func detach(_ context: ObjectIdentifier) {
-        let task: Task<Void, Never>?? = state.withLock { state in
+        let task: Task<Void, Never>?? = object.withState { state in
             state.contexts.remove(context)
             guard state.contexts.isEmpty, !state.finished else { return nil }
             state.finished = true
@@ -99,7 +107,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func emitCache(_ model: any Sendable) {
-        let contexts: JoinedContexts = state.withLock { state in
+        let contexts: JoinedContexts = object.withState { state in
             guard !state.finished else { return JoinedContexts() }
             state.cached = model
             return state.contexts
@@ -108,15 +116,15 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func watchedTransfer() -> RequestTransfer? {
-        let (existing, contexts) = state.withLock { state in
+        let (existing, contexts) = object.withState { state in
             (state.transfer, state.finished ? JoinedContexts() : state.contexts)
         }
         if let existing { return existing }
         guard contexts.contains(where: { $0.watchesProgress }) else { return nil }
-        let made = RequestTransfer(clock: clock)
+        let made = RequestTransfer(clock: object.withConstants { $0.pointee.clock })
         // The transfer is dropped at `finish`, which ends this reference cycle.
         made.connect { [self] progress, direction in emitProgress(progress, for: direction) }
-        return state.withLock { state in
+        return object.withState { state in
             guard !state.ended else { return nil }
             if let raced = state.transfer { return raced }
             state.transfer = made
@@ -125,7 +133,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let contexts = state.withLock { $0.finished ? JoinedContexts() : $0.contexts }
+        let contexts = object.withState { $0.finished ? JoinedContexts() : $0.contexts }
         for context in contexts { context.emitProgress(progress, for: direction) }
     }
 
@@ -137,7 +145,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     func finish(_ result: ContextOutcome) {
         leavePool()
         let resumeData = result.resumeData
-        let (contexts, waiters, discard) = state.withLock { state in
+        let (contexts, waiters, discard) = object.withState { state in
             state.ended = true
             state.transfer = nil
             let waiters = state.endWaiters
@@ -161,7 +169,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     /// Calls `waiter` once with the resume data the pipeline ends with (`nil` for none), when it
     /// ends — at once if it has.
     func whenEnded(_ waiter: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        let ended: DownloadResumeData?? = state.withLock { state in
+        let ended: DownloadResumeData?? = object.withState { state in
             guard state.ended else {
                 state.endWaiters.append(waiter)
                 return nil
@@ -172,7 +180,7 @@ final class RequestBroadcast: PoolMember, ProgressWatch {
     }
 
     func cancelAll() {
-        let contexts = state.withLock { $0.contexts }
+        let contexts = object.withState { $0.contexts }
         for context in contexts { context.finish(.cancelled) }
     }
 }
@@ -199,10 +207,10 @@ struct JoinedContexts: Sequence {
 
     /// Removes the context with identity `id`, keeping the order of the others.
     mutating func remove(_ id: ObjectIdentifier) {
-        if let first, ObjectIdentifier(first) == id {
+        if let first, first.id == id {
             self.first = rest.isEmpty ? nil : rest.removeFirst()
         } else {
-            rest.removeAll { ObjectIdentifier($0) == id }
+            rest.removeAll { $0.id == id }
         }
     }
 

@@ -28,7 +28,7 @@ final class Exchange: Sendable {
     let transfer: RequestTransfer?
     /// Where a request without a ``transfer`` finds one once a context watches its progress;
     /// `nil` when nobody can (``BaseServerRequest/performAsync()``).
-    let progressWatch: (any ProgressWatch)?
+    let progressWatch: ProgressWatch?
     /// The request's own mapping, as the stages may use it through the chain; `nil` when no
     /// stage can need it (no cache adapter and no early answer awaited).
     let reader: (any ResponseReading)?
@@ -40,7 +40,7 @@ final class Exchange: Sendable {
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        progressWatch: (any ProgressWatch)? = nil, reader: (any ResponseReading)?, takesEarlyAnswers: Bool,
+        progressWatch: ProgressWatch? = nil, reader: (any ResponseReading)?, takesEarlyAnswers: Bool,
         monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
@@ -184,8 +184,8 @@ final class Exchange: Sendable {
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
             // The request's own transfer, when its progress has anywhere to go (asked once: without
             // a sink a chunk costs no lock or clock read), or the watch that may make one.
-            progressWatch: transfer.flatMap { $0.reportsProgress ? $0 : nil } ?? progressWatch, activity: activity,
-            streamStarted: streamStarted)
+            progressWatch: transfer.flatMap { $0.reportsProgress ? .transfer($0) : nil } ?? progressWatch,
+            activity: activity, streamStarted: streamStarted)
         if let transfer {
             return try await transfer.send(
                 transportRequest, for: request, through: configuration.transport, reader: reader)

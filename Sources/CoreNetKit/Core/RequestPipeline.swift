@@ -42,7 +42,8 @@ enum RequestPipeline {
         }
         let takesEarlyAnswers = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
         let exchange = Exchange(
-            configuration: configuration, requestId: requestId, transfer: transfer, progressWatch: broadcast,
+            configuration: configuration, requestId: requestId, transfer: transfer,
+            progressWatch: broadcast.map { .broadcast($0) },
             reader: configuration.cacheAdapter != nil || takesEarlyAnswers
                 ? RequestReader(request: request, decoder: configuration.decoder, broadcast: broadcast) : nil,
             takesEarlyAnswers: takesEarlyAnswers, monitoring: monitoring)

@@ -177,7 +177,7 @@ public final class TaskPool: Sendable {
     /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
     /// one `make` creates. Returns the broadcast and whether it is new, or no broadcast when the
     /// one in flight is of another kind or `accepts` refuses it (another model type).
-    func joinOrRegister<Member: PoolMember & AnyObject>(
+    func joinOrRegister<Member: IdentifiedPoolMember>(
         id: String, entry: @autoclosure () -> Entry, accepts: (Member) -> Bool, join: (Member) -> Bool,
         make: () -> Member
     ) -> (member: Member?, isNew: Bool) {
@@ -187,24 +187,30 @@ public final class TaskPool: Sendable {
                 if join(existing) { return (existing, false) }
             }
             let member = make()
-            state.slots[id] = Slot(entry: entry(), broadcast: member, member: ObjectIdentifier(member))
+            state.slots[id] = Slot(entry: entry(), broadcast: member, member: member.identity)
             return (member, true)
         }
     }
 
     /// Removes `id` if it is still registered to `member`.
-    func remove(id: String, member: AnyObject) {
+    func remove(id: String, member: ObjectIdentifier) {
         state.withLock { state in
             // One lookup: the index, then removal at it.
-            if let index = state.slots.index(forKey: id), state.slots.values[index].member == ObjectIdentifier(member) {
+            if let index = state.slots.index(forKey: id), state.slots.values[index].member == member {
                 state.slots.remove(at: index)
             }
         }
     }
 }
 
-/// A request in flight as the pool sees it: a context's broadcast (a class, removed by identity)
+/// A request in flight as the pool sees it: a context's broadcast (removed by its identity)
 /// or a request run inline (removed by its number).
 protocol PoolMember: Sendable {
     func cancelAll()
+}
+
+/// A pool member registered by id, removed by its identity (``TaskPool``'s `remove(id:member:)`).
+protocol IdentifiedPoolMember: PoolMember {
+    /// The same for every copy of the member, and for no other member in flight.
+    var identity: ObjectIdentifier { get }
 }

@@ -65,6 +65,15 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
         try storage.withLockedState(body)
     }
 
+    /// Runs `body` with the state under the lock, for an owner that reads its constants elsewhere.
+    @inline(__always)
+    func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try storage.withLockedState { _, state in try body(&state) }
+    }
+
+    /// The object's identity: copies have the same.
+    var id: ObjectIdentifier { ObjectIdentifier(storage) }
+
     /// Runs `body` with the constants in place, without the lock (they never change).
     @inline(__always)
     func withConstants<R>(_ body: (UnsafePointer<Constants>) throws -> R) rethrows -> R {

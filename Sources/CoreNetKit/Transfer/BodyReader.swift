@@ -32,7 +32,7 @@ struct BodyReader: Sendable {
     /// Asked at each piece where download progress goes: the request's own transfer, or the one
     /// made once a context watches (a context may start watching while the body arrives); `nil`
     /// when nobody can watch.
-    let progressWatch: (any ProgressWatch)?
+    let progressWatch: ProgressWatch?
     let activity: (any ExchangeActivity)?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil

@@ -223,12 +223,19 @@ final class RequestTransfer: Sendable {
 
 /// Where the progress of a request goes: its own transfer, or, for a request without one, the
 /// transfer a ``RequestBroadcast`` makes once one of its contexts watches the progress.
-protocol ProgressWatch: AnyObject, Sendable {
-    /// The transfer progress goes through; `nil` while nobody watches.
-    func watchedTransfer() -> RequestTransfer?
-}
+///
+/// An enum, not a protocol: one word, copied with a retain (an existential of the broadcast,
+/// which is a struct, would be boxed and copied through value witnesses).
+enum ProgressWatch: Sendable {
+    /// A request's own transfer: it reports its progress itself.
+    case transfer(RequestTransfer)
+    case broadcast(RequestBroadcast)
 
-extension RequestTransfer: ProgressWatch {
-    /// This transfer: a request's own one reports its progress itself.
-    func watchedTransfer() -> RequestTransfer? { self }
+    /// The transfer progress goes through; `nil` while nobody watches.
+    func watchedTransfer() -> RequestTransfer? {
+        switch self {
+        case .transfer(let transfer): return transfer
+        case .broadcast(let broadcast): return broadcast.watchedTransfer()
+        }
+    }
 }
