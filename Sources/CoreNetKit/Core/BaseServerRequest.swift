@@ -107,9 +107,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
     }
 
-    private func perform(_ serverRequest: ServerRequest, configuration: NetworkConfiguration) -> ActiveRequestContext<
-        Model
-    > {
+    private func perform(
+        _ serverRequest: consuming ServerRequest, configuration: NetworkConfiguration
+    ) -> ActiveRequestContext<Model> {
         let pool = configuration.taskPool
         let context: ActiveRequestContext<Model>
         let broadcast: RequestBroadcast
@@ -118,8 +118,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             // A named request may join one in flight with the same id and model type.
             context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
             let joined = pool.joinOrRegister(
-                id: id,
-                entry: TaskPool.Entry(id: id, request: serverRequest, startedAt: configuration.clock.currentDate),
+                id: id, request: serverRequest, startedAt: configuration.clock.currentDate,
                 accepts: { $0.modelType == ObjectIdentifier(Model.self) },
                 join: { $0.join(context.core) },
                 make: {
@@ -135,16 +134,21 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             }
             (broadcast, isNew) = (member, joined.isNew)
         } else {
-            // An id made here is new, so nobody joins it: the pool keys it by its number.
-            (context, broadcast) = pool.registerGenerated(
+            // An id made here is new, so nobody joins it: the pool keys it by its number. The
+            // context leaves the closure through a variable: a tuple of it and the broadcast would
+            // have its metadata looked up at run time (the model type is generic here).
+            var made: ActiveRequestContext<Model>?
+            broadcast = pool.registerGenerated(
                 request: serverRequest, startedAt: configuration.clock.currentDate
             ) { id, number in
                 let context = ActiveRequestContext<Model>(requestId: id, queue: configuration.callbackQueue)
+                made = context
                 let broadcast = RequestBroadcast(
                     id: id, modelType: ObjectIdentifier(Model.self), pool: pool, clock: configuration.clock,
                     first: context.core, poolNumber: number)
-                return ((context, broadcast), broadcast)
+                return (broadcast, broadcast)
             }
+            context = made.unsafelyUnwrapped
             isNew = true
         }
         let id = broadcast.id
@@ -154,10 +158,11 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         if isNew {
             broadcast.start(
-                Task {
+                // The Task takes the request over (its last use): a plain capture copies it.
+                Task { [sending = consume serverRequest] in
                     await TaskFrames.reserve()
                     let result = await RequestPipeline.run(
-                        self, serverRequest, configuration: configuration, requestId: id, broadcast: broadcast)
+                        self, sending, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)
                 })
         }
@@ -180,7 +185,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         if serverRequest.requestId != nil {
             // A named request may join one in flight: that needs the shared context path.
-            return try await perform(serverRequest, configuration: configuration).value
+            return try await perform(consume serverRequest, configuration: configuration).value
         }
         // A generated id is unique, so the pipeline runs right here, in the caller's Task:
         // no Task to start and no continuation to resume.

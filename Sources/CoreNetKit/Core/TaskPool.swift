@@ -178,7 +178,7 @@ public final class TaskPool: Sendable {
     /// one `make` creates. Returns the broadcast and whether it is new, or no broadcast when the
     /// one in flight is of another kind or `accepts` refuses it (another model type).
     func joinOrRegister<Member: IdentifiedPoolMember>(
-        id: String, entry: @autoclosure () -> Entry, accepts: (Member) -> Bool, join: (Member) -> Bool,
+        id: String, request: ServerRequest, startedAt: Date, accepts: (Member) -> Bool, join: (Member) -> Bool,
         make: () -> Member
     ) -> (member: Member?, isNew: Bool) {
         state.withLock { state in
@@ -187,7 +187,9 @@ public final class TaskPool: Sendable {
                 if join(existing) { return (existing, false) }
             }
             let member = make()
-            state.slots[id] = Slot(entry: entry(), broadcast: member, member: member.identity)
+            state.slots[id] = Slot(
+                entry: Entry(id: id, request: request, startedAt: startedAt), broadcast: member, member: member.identity
+            )
             return (member, true)
         }
     }
