@@ -65,11 +65,13 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     /// Takes the request out of its pool.
     private func leavePool() {
-        let constants = object.withConstants { $0.pointee }
-        if let poolNumber = constants.poolNumber {
-            constants.pool.removeGenerated(poolNumber)
-        } else {
-            constants.pool.remove(id: constants.id, member: identity)
+        let identity = identity
+        object.withConstants { constants in
+            if let poolNumber = constants.pointee.poolNumber {
+                constants.pointee.pool.removeGenerated(poolNumber)
+            } else {
+                constants.pointee.pool.remove(id: constants.pointee.id, member: identity)
+            }
         }
     }
 

@@ -14,7 +14,8 @@
 /// `proceed`, ``Exchange``'s `send`, 1.7 KB to 8 KB each) are larger, so a `perform()` Task
 /// called `malloc` seven times for its frames. ``reserve()`` is an async function whose frame
 /// has room for all of them: its slab is kept when it returns, empty, and the allocator places
-/// the frames that follow in it. One `malloc` for the frames of a request instead of seven.
+/// the frames that follow in it. Two `malloc`s for the frames of a request instead of seven (the
+/// first is the small slab of the Task's own frame, taken before this one).
 ///
 /// The frame is never written: its room is a local of a branch that never runs, which the
 /// optimiser may not remove (`@_optimize(none)`). If a runtime allocated differently, the cost

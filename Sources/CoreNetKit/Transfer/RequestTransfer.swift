@@ -224,8 +224,8 @@ final class RequestTransfer: Sendable {
 /// Where the progress of a request goes: its own transfer, or, for a request without one, the
 /// transfer a ``RequestBroadcast`` makes once one of its contexts watches the progress.
 ///
-/// An enum, not a protocol: one word, copied with a retain (an existential of the broadcast,
-/// which is a struct, would be boxed and copied through value witnesses).
+/// An enum, not a protocol: one word, copied with a retain (an existential of the broadcast, a
+/// struct, is copied and destroyed through value witnesses).
 enum ProgressWatch: Sendable {
     /// A request's own transfer: it reports its progress itself.
     case transfer(RequestTransfer)
