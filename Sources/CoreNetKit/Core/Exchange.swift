@@ -97,8 +97,8 @@ final class Exchange: Sendable {
             // nothing else in the exchange waits on someone (a file transfer, a streamed body
             // read or sent).
             let inCallersTask =
-                transfer == nil && request.responseBodyStream == nil
-                && traits.runsInCallersTask.allows(transportRequest.body)
+                traits.runsInCallersTask && transfer == nil && request.responseBodyStream == nil
+                && !transportRequest.body.isStream
             let timeout = transportRequest.timeout
             let idle = configuration.idleTimeout
             let received: ReceivedResponse

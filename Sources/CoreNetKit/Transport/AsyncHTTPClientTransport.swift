@@ -74,81 +74,42 @@ public final class AsyncHTTPClientTransport: Transport {
         if ownsClient { client.shutdown { _ in } }
     }
 
-    /// Sends `request` and returns at the final head; the body is read from the socket only as
-    /// fast as the pipeline pulls it.
-    ///
-    /// A request whose body needs no pumping goes through AsyncHTTPClient's task API, which
-    /// can be cancelled by a handle: the request's ``TransportRequest/deadline`` is given that
-    /// cancel action, so the pipeline runs the exchange in its caller's Task. Any other request
-    /// goes through the async API, cancelled through its Task.
+    /// Sends `request` and returns at the final head; the body is AsyncHTTPClient's own, which
+    /// reads from the socket only as fast as the pipeline pulls it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let deadline: NIODeadline =
             request.timeout.isFinite && request.timeout > 0
             ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
-        let byTask = Self.sendsInCallersTask(request.body)
-        let running = CurrentTask()
-        if byTask { request.deadline?.cancelsWith { running.cancel() } }
-        return try await withTaskCancellationHandler {
-            var current = request
-            for _ in 0...Self.maximumRedirects {
-                let response =
-                    byTask
-                    ? try await executeByTask(current, deadline: deadline, running: running)
-                    : try await execute(current, deadline: deadline)
-                guard let next = try redirect(from: current, response: response) else { return response }
-                current = next
+        var current = request
+        for _ in 0...Self.maximumRedirects {
+            let response = try await execute(current, original: request, deadline: deadline)
+            guard let next = try redirect(from: current, response: response) else {
+                return Self.response(response, url: current.url)
             }
-            throw URLError(.httpTooManyRedirects)
-        } onCancel: {
-            running.cancel()
+            current = next
         }
+        throw URLError(.httpTooManyRedirects)
     }
 
-    /// Sends `current` (the original request, or where a redirect pointed) through the task API.
-    private func executeByTask(_ current: TransportRequest, deadline: NIODeadline, running: CurrentTask)
-        async throws -> TransportResponse
+    /// Sends `current` (the original request, or where a redirect pointed).
+    private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
+        -> HTTPClientResponse
     {
-        let request: HTTPClient.Request
-        do {
-            var headers = NIOHTTP1.HTTPHeaders()
-            headers.reserveCapacity(current.headers.count)
-            for (name, value) in current.headers { headers.add(name: name, value: value) }
-            var body: HTTPClient.Body?
-            if let data = current.body.data, !data.isEmpty {
-                current.body.reportSent(Int64(data.count))
-                body = .byteBuffer(ByteBuffer(bytes: data))
-            }
-            request = try HTTPClient.Request(
-                url: current.url, method: NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue), headers: headers,
-                body: body, tlsConfiguration: tlsConfiguration(for: current.url))
-        } catch {
-            throw Self.map(error)
-        }
-        return try await TaskExchange.send(
-            request, through: client, url: current.url, deadline: deadline, current: running)
-    }
-
-    /// Sends `current` through the async API, which pumps its body.
-    private func execute(_ current: TransportRequest, deadline: NIODeadline) async throws -> TransportResponse {
         var request = HTTPClientRequest(url: current.url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
-        request.tlsConfiguration = tlsConfiguration(for: current.url)
+        if !trustByHost.isEmpty, let host = current.url.host?.lowercased() {
+            request.tlsConfiguration = trustByHost[host]
+        }
         request.headers.reserveCapacity(current.headers.count)
         for (name, value) in current.headers {
             request.headers.add(name: name, value: value)
         }
         request.body = Self.body(current.body)
         do {
-            return Self.response(try await client.execute(request, deadline: deadline), url: current.url)
+            return try await client.execute(request, deadline: deadline)
         } catch {
             throw Self.trustFailure(error, url: current.url) ?? Self.map(error)
         }
-    }
-
-    /// The TLS configuration of `url`'s host when a trust rule names it; `nil` for the client's own.
-    private func tlsConfiguration(for url: URL) -> TLSConfiguration? {
-        guard !trustByHost.isEmpty, let host = url.host?.lowercased() else { return nil }
-        return trustByHost[host]
     }
 
     /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
@@ -174,9 +135,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The request to send next if `response` redirects, with the method rules browsers and
     /// URLSession use (303, and 301/302 after POST, become GET) and credentials stripped
     /// across origins.
-    private func redirect(from request: TransportRequest, response: TransportResponse) throws -> TransportRequest? {
-        let status = response.statusCode
-        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.values(for: "Location").first,
+    private func redirect(from request: TransportRequest, response: HTTPClientResponse) throws -> TransportRequest? {
+        let status = Int(response.status.code)
+        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             target.scheme == "http" || target.scheme == "https"
         else { return nil }

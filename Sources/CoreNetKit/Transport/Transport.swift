@@ -178,44 +178,22 @@ struct TransportTraits: Sendable {
     /// Requests may wait in the transport before they are sent (``URLSessionTransport`` with a
     /// per-host limit): the deadline starts when one is sent.
     let queuesRequests: Bool
-    /// Which requests' exchanges can run in the caller's Task: the transport hands the deadline
-    /// an action that cancels them (``URLSessionTransport``; `AsyncHTTPClientTransport` for a
-    /// body it need not pump) or answers without waiting (a canned ``StubTransport``). Any
-    /// other is cancelled through a Task of its own, with a grace for a transport that ignores
-    /// it.
-    let runsInCallersTask: CallersTask
-
-    enum CallersTask: Sendable {
-        case never
-        case always
-        case ifBodyIsInMemory
-
-        /// Whether a request with `body` runs in the caller's Task.
-        func allows(_ body: RequestBody) -> Bool {
-            switch self {
-            case .never: false
-            case .always: !body.isStream
-            #if AsyncHTTPClient
-            case .ifBodyIsInMemory: AsyncHTTPClientTransport.sendsInCallersTask(body)
-            #else
-            case .ifBodyIsInMemory: false
-            #endif
-            }
-        }
-    }
+    /// The exchange can run in the caller's Task: the transport hands the deadline an action
+    /// that cancels it (``URLSessionTransport``) or answers without waiting (a canned
+    /// ``StubTransport``). Any other transport is cancelled through a Task of its own, with a
+    /// grace for one that ignores it.
+    let runsInCallersTask: Bool
 
     init(_ transport: any Transport) {
-        queuesRequests = (transport as? URLSessionTransport)?.queuesRequests ?? false
-        if transport is URLSessionTransport {
-            runsInCallersTask = .always
+        if let urlSession = transport as? URLSessionTransport {
+            queuesRequests = urlSession.queuesRequests
+            runsInCallersTask = true
         } else if let stub = transport as? StubTransport {
-            runsInCallersTask = stub.answersAtOnce ? .always : .never
+            queuesRequests = false
+            runsInCallersTask = stub.answersAtOnce
         } else {
-            #if AsyncHTTPClient
-            runsInCallersTask = transport is AsyncHTTPClientTransport ? .ifBodyIsInMemory : .never
-            #else
-            runsInCallersTask = .never
-            #endif
+            queuesRequests = false
+            runsInCallersTask = false
         }
     }
 }
