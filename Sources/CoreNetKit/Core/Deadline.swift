@@ -122,6 +122,15 @@ enum Deadline {
         BaseServerError(code: .timeout, message: message, underlyingError: URLError(.timedOut))
     }
 
+    /// `seconds` (finite and positive) as a `Duration`, to the nanosecond: through an integer, as
+    /// `Duration.seconds(_: Double)` converts through a 128-bit one at several times the cost,
+    /// on every request. Past about 292 years it is that much.
+    @inline(__always)
+    static func duration(_ seconds: TimeInterval) -> Duration {
+        let nanoseconds = seconds * 1e9
+        return .nanoseconds(nanoseconds < 9.2e18 ? Int64(nanoseconds.rounded()) : Int64(9.2e18))
+    }
+
     static func seconds(_ value: TimeInterval?) -> String {
         guard let value else { return "?" }
         return value == value.rounded() ? String(Int(value)) : String(value)
@@ -256,7 +265,7 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
             guard !state.started, !state.stopped else { return }
             state.started = true
             state.last = now
-            state.deadline = constants.pointee.total.map { now + .seconds($0) }
+            state.deadline = constants.pointee.total.map { now + Deadline.duration($0) }
             arm(constants, &state, now: now)
         }
     }
@@ -300,7 +309,7 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
     private func arm(_ constants: UnsafePointer<Constants>, _ state: inout State, now: Duration) {
         var wake = state.deadline
         if let idle = constants.pointee.idle {
-            let idleEnd = (state.waitingForReader ? now : state.last) + .seconds(idle)
+            let idleEnd = (state.waitingForReader ? now : state.last) + Deadline.duration(idle)
             wake = wake.map { min($0, idleEnd) } ?? idleEnd
         }
         guard let wake else { return }
@@ -326,7 +335,9 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
             if let deadline = state.deadline, now >= deadline {
                 let total = Deadline.seconds(constants.pointee.total)
                 timeout = Deadline.timedOut("no complete response within the request's timeout of \(total) s")
-            } else if let idle = constants.pointee.idle, !state.waitingForReader, now >= state.last + .seconds(idle) {
+            } else if let idle = constants.pointee.idle, !state.waitingForReader,
+                now >= state.last + Deadline.duration(idle)
+            {
                 timeout = Deadline.timedOut("nothing arrived for the idle timeout of \(Deadline.seconds(idle)) s")
             }
             guard let timeout else {
