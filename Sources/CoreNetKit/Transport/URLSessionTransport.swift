@@ -107,6 +107,9 @@ public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
     private let delegate: SessionDelegate
+    /// Where the session's delegate queue runs its operations: a serial Dispatch queue, kept
+    /// here because `OperationQueue.underlyingQueue` does not retain it.
+    private let delegateDispatchQueue = DispatchQueue(label: "CoreNetKit.URLSessionTransport.delegate")
     private let limiter: HostLimiter?
     /// The most body bytes that wait for the pipeline to read them before the transport suspends
     /// the task (libcurl then stops reading the socket); it resumes the task when half of them
@@ -185,6 +188,10 @@ public final class URLSessionTransport: Transport {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CoreNetKit.URLSessionTransport"
+        // Without an underlying queue, each delegate callback (a request's head, each piece of
+        // its body, its end) is an operation FoundationNetworking schedules at a higher cost,
+        // which took 10 to 15 % of the throughput at 8 and 64 requests in flight.
+        queue.underlyingQueue = delegateDispatchQueue
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
