@@ -34,7 +34,8 @@ struct RequestBroadcast: IdentifiedPoolMember {
         var contexts = JoinedContexts()
         var finished = false
         var cached: (any Sendable)?
-        var task: Task<Void, Never>?
+        /// Typed as throwing (it never throws): see ``start(_:)``.
+        var task: Task<Void, any Error>?
         /// Whether the pipeline has returned (``finished`` is also set when every context left).
         var ended = false
         /// The resume data the pipeline ended with, while it is still to be handed out.
@@ -87,7 +88,11 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     /// Records the Task doing the work; cancels it at once if every context already left.
-    func start(_ task: Task<Void, Never>) {
+    ///
+    /// The Task's type says it may throw although its work never does: `Task.init` for a
+    /// non-throwing operation wraps it in a throwing one (a reabstraction thunk and one more
+    /// allocation per request), where a throwing operation goes to the runtime as it is.
+    func start(_ task: Task<Void, any Error>) {
         let cancelNow: Bool = object.withState { state in
             state.task = task
             return state.finished
@@ -97,7 +102,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     /// Removes a cancelled context; the last one to leave cancels the network call.
     func detach(_ context: ObjectIdentifier) {
-        let task: Task<Void, Never>?? = object.withState { state in
+        let task: Task<Void, any Error>?? = object.withState { state in
             state.contexts.remove(context)
             guard state.contexts.isEmpty, !state.finished else { return nil }
             state.finished = true

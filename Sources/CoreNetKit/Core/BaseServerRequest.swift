@@ -158,8 +158,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         if isNew {
             broadcast.start(
-                // The Task takes the request over (its last use): a plain capture copies it.
-                Task { [sending = consume serverRequest] in
+                // The Task takes the request over (its last use): a plain capture copies it. Typed
+                // as throwing, so `Task.init` need not wrap it (see `RequestBroadcast.start`).
+                Task<Void, any Error> { [sending = consume serverRequest] in
                     await TaskFrames.reserve()
                     let result = await RequestPipeline.run(
                         self, sending, configuration: configuration, requestId: id, broadcast: broadcast)

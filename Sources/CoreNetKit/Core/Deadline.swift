@@ -101,7 +101,9 @@ enum Deadline {
         // on the same clock if the transport ignores the cancellation: no server holds a request
         // much past its deadline, whatever the transport does.
         let timer = ExchangeTimer(clock: clock, total: total, idle: idle)
-        let exchange = Task {
+        // Typed as throwing although it never throws: `Task.init` wraps a non-throwing operation
+        // in a throwing one (one more allocation per exchange).
+        let exchange = Task<Void, any Error> {
             do {
                 timer.exchangeEnded(.success(try await work(timer)))
             } catch {
@@ -172,7 +174,7 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
         var started = false
         var stopped = false
         var expired: BaseServerError?
-        var exchange: Task<Void, Never>?
+        var exchange: Task<Void, any Error>?
         var wake: DeadlineWake?
         /// The outcome once decided, until the waiter takes it; `decided` stays set.
         var outcome: Result<ReceivedResponse, any Error>?
@@ -250,7 +252,7 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
     }
 
     /// The Task the timer cancels when it expires (at once if it already has).
-    func watch(_ exchange: Task<Void, Never>) {
+    func watch(_ exchange: Task<Void, any Error>) {
         let cancelNow: Bool = object.withLock { _, state in
             state.exchange = exchange
             return state.expired != nil
@@ -320,7 +322,7 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
         let now = now
         enum Action {
             case none
-            case cancel(Task<Void, Never>?)
+            case cancel(Task<Void, any Error>?)
             case cancelInCallersTask((@Sendable () -> Void)?)
             case giveUp(UnsafeContinuation<ReceivedResponse, any Error>, Result<ReceivedResponse, any Error>)
         }
