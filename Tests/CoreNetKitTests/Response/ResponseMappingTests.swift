@@ -214,6 +214,57 @@ import FoundationNetworking
         }
     }
 
+    @Test func aModelOfAnotherDynamicTypeReachesBothEntryPointsIntact() async throws {
+        // The model goes from the pipeline to the caller with its type erased and is taken back
+        // without a dynamic cast, as the request's `Model`: a subclass instance and a value
+        // behind an existential `Model` (boxed, it is larger than the inline buffer) must arrive
+        // whole and keep their dynamic type.
+        final class ShapeRequest: BaseServerRequest<Shape>, @unchecked Sendable {
+            let url: URL
+            init(url: URL, configuration: NetworkConfiguration) {
+                self.url = url
+                super.init(configuration: configuration)
+            }
+            override func createAsyncServerRequest() -> ServerRequest {
+                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
+            }
+            override func handle(serverResponse: ServerResponse) throws -> Shape {
+                Circle(name: "circle", radius: serverResponse.data.count)
+            }
+        }
+        final class NamedRequest: BaseServerRequest<any Named>, @unchecked Sendable {
+            let url: URL
+            init(url: URL, configuration: NetworkConfiguration) {
+                self.url = url
+                super.init(configuration: configuration)
+            }
+            override func createAsyncServerRequest() -> ServerRequest {
+                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
+            }
+            override func handle(serverResponse: ServerResponse) throws -> any Named {
+                Label(name: "label", words: ["a", "b", "c"], bytes: serverResponse.data.count)
+            }
+        }
+        try await withTestServer { server in
+            let configuration = testConfiguration()
+
+            let awaited = try await ShapeRequest(url: server.baseURL, configuration: configuration).performAsync()
+            let delivered = try await EventLog(
+                ShapeRequest(url: server.baseURL, configuration: configuration).perform()
+            ).success()
+            let named = try await NamedRequest(url: server.baseURL, configuration: configuration).performAsync()
+            let namedDelivered = try await EventLog(
+                NamedRequest(url: server.baseURL, configuration: configuration).perform()
+            ).success()
+
+            #expect((awaited as? Circle)?.radius == 5)
+            #expect((delivered as? Circle)?.radius == 5)
+            #expect(awaited.name == "circle")
+            #expect(named as? Label == Label(name: "label", words: ["a", "b", "c"], bytes: 5))
+            #expect(namedDelivered as? Label == Label(name: "label", words: ["a", "b", "c"], bytes: 5))
+        }
+    }
+
     @available(*, deprecated, message: "tests the deprecated callback form")
     @Test func handleThatCompletesLaterFromAnotherQueueDeliversItsFirstResult() async throws {
         final class LaterRequest: CallbackServerRequest<Int>, @unchecked Sendable {
@@ -270,4 +321,30 @@ import FoundationNetworking
             #expect(error.message == "the body is not valid JSON")
         }
     }
+}
+
+/// A class model whose instances may be of a subclass.
+class Shape: @unchecked Sendable {  // safe: only `let` properties
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+final class Circle: Shape, @unchecked Sendable {  // safe: only `let` properties
+    let radius: Int
+    init(name: String, radius: Int) {
+        self.radius = radius
+        super.init(name: name)
+    }
+}
+
+/// A model type that is an existential.
+protocol Named: Sendable {
+    var name: String { get }
+}
+
+/// Larger than an existential's inline buffer, so it is boxed.
+struct Label: Named, Equatable {
+    let name: String
+    let words: [String]
+    let bytes: Int
 }
