@@ -66,6 +66,17 @@ public struct SystemClock: NetworkClock {
     }
 }
 
+extension SystemClock {
+    /// A fixed instant of the system clock (the first time it is asked for). Times the library
+    /// keeps for every request are durations since it: `ContinuousClock.Instant` is resilient,
+    /// so each copy of one (or of an optional one) goes through value witnesses, where a
+    /// `Duration` is two plain integers.
+    static let epoch = SystemClock().now
+
+    /// The time now, as the duration since ``epoch``.
+    static var sinceEpoch: Swift.Duration { epoch.duration(to: SystemClock().now) }
+}
+
 extension Duration {
     /// The duration in seconds, as `Date` arithmetic uses them.
     var timeInterval: TimeInterval {

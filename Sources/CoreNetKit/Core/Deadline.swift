@@ -75,7 +75,7 @@ enum Deadline {
         _ work: (borrowing TransportRequest, (any ExchangeActivity)?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
         guard let timer else { return try await work(request, nil) }
-        if !startsWhenSent { timer.start() }
+        if !startsWhenSent { timer.startFromCreation() }
         defer { timer.stop() }
         do {
             return try await work(request, timer)
@@ -111,7 +111,7 @@ enum Deadline {
             }
         }
         timer.watch(exchange)
-        if !startsWhenSent { timer.start() }
+        if !startsWhenSent { timer.startFromCreation() }
         defer { timer.stop() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { timer.wait($0) }
@@ -262,7 +262,17 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
 
     /// Starts the deadline now (once): the request is being sent.
     func start() {
-        let now = now
+        start(at: now)
+    }
+
+    /// Starts the deadline (once) for a caller that does so right after making the timer: on the
+    /// system clock from the moment it was made, a few microseconds before ``start()`` would, and
+    /// without reading the clock again; on another clock, now.
+    func startFromCreation() {
+        start(at: object.withConstants { $0.pointee.time.systemStart != nil } ? .zero : now)
+    }
+
+    private func start(at now: Duration) {
         object.withLock { constants, state in
             guard !state.started, !state.stopped else { return }
             state.started = true

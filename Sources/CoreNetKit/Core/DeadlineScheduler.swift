@@ -25,7 +25,7 @@ enum DeadlineWake: Sendable {
     {
         let clock = time.clock
         if let start = time.systemStart {
-            // The shared timer keeps the system clock's time (Dispatch's uptime).
+            // The shared timer keeps the system clock's time, since its epoch.
             return .system(DeadlineScheduler.shared.schedule(at: start + wake, target))
         }
         let wait = wake - now
@@ -67,8 +67,10 @@ final class DeadlineScheduler: @unchecked Sendable {
     // (`dispatch_source_set_timer` is thread-safe); everything else is in `state`.
     static let shared = DeadlineScheduler()
 
+    /// Its due time is the duration since the system clock's ``SystemClock/epoch``: plain
+    /// integers, so the heap moves entries without value witnesses.
     private struct Entry {
-        let due: ContinuousClock.Instant
+        let due: Duration
         let id: UInt64
     }
     /// Where a target waits: ids name a slot and the slot's generation, so a slot can be reused
@@ -83,7 +85,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         var slots: [Slot] = []
         var free: [Int] = []
         var waiting = 0
-        var armedAt: ContinuousClock.Instant?
+        var armedAt: Duration?
 
         mutating func add(_ target: any DeadlineTarget) -> UInt64 {
             let index: Int
@@ -116,10 +118,9 @@ final class DeadlineScheduler: @unchecked Sendable {
             return slots[index].generation == UInt32(id >> 32) && slots[index].target != nil
         }
     }
+    /// Deadlines are kept and compared on the system clock (as durations since its epoch);
+    /// Dispatch is only told how long to wait.
     private let state = Locked(State())
-    /// The clock of every request scheduled here: deadlines are kept and compared on it; Dispatch
-    /// is only told how long to wait.
-    private let clock = SystemClock()
     private let timer: any DispatchSourceTimer
 
     /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
@@ -131,9 +132,10 @@ final class DeadlineScheduler: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Schedules `target` at `due`; returns the entry's id for ``cancel(_:)``. The timer is
-    /// armed at most a day ahead: a wake that finds nothing due re-arms on the clock.
-    func schedule(at due: ContinuousClock.Instant, _ target: any DeadlineTarget) -> UInt64 {
+    /// Schedules `target` at `due` (on the system clock, the duration since its
+    /// ``SystemClock/epoch``); returns the entry's id for ``cancel(_:)``. The timer is armed at
+    /// most a day ahead: a wake that finds nothing due re-arms on the clock.
+    func schedule(at due: Duration, _ target: any DeadlineTarget) -> UInt64 {
         state.withLock { state in
             let id = state.add(target)
             if let armedAt = state.armedAt, armedAt <= due {
@@ -141,7 +143,7 @@ final class DeadlineScheduler: @unchecked Sendable {
                 Self.push(Entry(due: due, id: id), into: &state.heap)
                 return id
             }
-            let now = clock.now
+            let now = SystemClock.sinceEpoch
             let due = min(due, now + .seconds(86_400))
             Self.push(Entry(due: due, id: id), into: &state.heap)
             arm(&state, at: due, now: now)
@@ -151,7 +153,7 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     /// Schedules `target` `delay` from now; see ``schedule(at:_:)``.
     func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
-        schedule(at: clock.now + max(delay, .zero), target)
+        schedule(at: SystemClock.sinceEpoch + max(delay, .zero), target)
     }
 
     /// Removes the entry `id`, if it has not fired yet.
@@ -167,7 +169,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     private func fireDue() {
-        let now = clock.now
+        let now = SystemClock.sinceEpoch
         let due: [any DeadlineTarget] = state.withLock { state in
             var due: [any DeadlineTarget] = []
             while let first = state.heap.first, first.due <= now {
@@ -181,9 +183,9 @@ final class DeadlineScheduler: @unchecked Sendable {
         for target in due { target.deadlineReached() }
     }
 
-    private func arm(_ state: inout State, at due: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+    private func arm(_ state: inout State, at due: Duration, now: Duration) {
         state.armedAt = due
-        let (seconds, attoseconds) = max(now.duration(to: due), .zero).components
+        let (seconds, attoseconds) = max(due - now, .zero).components
         let nanoseconds = Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         // A relative wait: a wake that comes early finds nothing due and re-arms on the clock.
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), leeway: .milliseconds(1))

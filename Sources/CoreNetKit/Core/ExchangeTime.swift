@@ -11,15 +11,16 @@
 /// Plain values and at most one reference, so the timer's constants copy without value witnesses:
 /// another clock and its start, which are existentials, are kept out of line (``OtherClock``).
 struct ExchangeTime: Sendable {
-    /// The start on the system clock; `nil` for another clock.
-    let systemStart: ContinuousClock.Instant?
+    /// The start on the system clock, as the duration since its ``SystemClock/epoch``; `nil` for
+    /// another clock.
+    let systemStart: Duration?
     /// Another clock and the start on it; `nil` for the system clock.
     private let other: OtherClock?
 
     init(_ clock: any NetworkClock) {
         // A type check, not a cast: the system clock has no state of its own.
         if ObjectIdentifier(type(of: clock)) == ObjectIdentifier(SystemClock.self) {
-            systemStart = SystemClock().now
+            systemStart = SystemClock.sinceEpoch
             other = nil
         } else {
             systemStart = nil
@@ -32,7 +33,7 @@ struct ExchangeTime: Sendable {
 
     /// The time since the start, on the clock.
     var now: Duration {
-        if let systemStart { return systemStart.duration(to: SystemClock().now) }
+        if let systemStart { return SystemClock.sinceEpoch - systemStart }
         return other.map { $0.clock.elapsed(since: $0.start) } ?? .zero
     }
 }
