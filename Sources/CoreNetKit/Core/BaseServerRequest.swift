@@ -191,11 +191,10 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         // A generated id is unique, so the pipeline runs right here, in the caller's Task:
         // no Task to start and no continuation to resume.
         let pool = configuration.taskPool
-        let member = InlineRequest()
+        let member = withUnsafeCurrentTask { InlineRequest(task: $0) }
         let (id, number) = pool.registerGenerated(
             request: serverRequest, startedAt: configuration.clock.currentDate, member: member)
         defer { pool.removeGenerated(number) }
-        withUnsafeCurrentTask { task in member.attach(task) }
         let result = await RequestPipeline.run(
             self, consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()
