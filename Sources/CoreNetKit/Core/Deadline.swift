@@ -44,7 +44,7 @@ enum Deadline {
     /// was specialised (Swift 6.3.1, Linux).
     static func run(
         timeout: TimeInterval, idle: TimeInterval?, clock: any NetworkClock, startsWhenSent: Bool = false,
-        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+        _ work: @escaping @Sendable (ExchangeTimer?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
         let (total, idle) = limits(timeout: timeout, idle: idle)
         guard total != nil || idle != nil else { return try await work(nil) }
@@ -72,7 +72,7 @@ enum Deadline {
     @inline(__always)
     static func runInCallersTask(
         _ timer: ExchangeTimer?, startsWhenSent: Bool, sending request: borrowing TransportRequest,
-        _ work: (borrowing TransportRequest, (any ExchangeActivity)?) async throws -> ReceivedResponse
+        _ work: (borrowing TransportRequest, ExchangeTimer?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
         guard let timer else { return try await work(request, nil) }
         if !startsWhenSent { timer.startFromCreation() }
@@ -91,7 +91,7 @@ enum Deadline {
 
     private static func race(
         _ clock: any NetworkClock, total: TimeInterval?, idle: TimeInterval?, startsWhenSent: Bool,
-        _ work: @escaping @Sendable ((any ExchangeActivity)?) async throws -> ReceivedResponse
+        _ work: @escaping @Sendable (ExchangeTimer?) async throws -> ReceivedResponse
     ) async throws -> ReceivedResponse {
         // The exchange runs as a Task of its own (with the caller's task-local values and
         // priority) and the timer is a callback the clock schedules, not a Task: they race for

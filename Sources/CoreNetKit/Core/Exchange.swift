@@ -167,7 +167,7 @@ final class Exchange: Sendable {
     /// to. `start` and `attempt` are for the monitors of a streamed body.
     @inline(__always)
     private func exchange(
-        _ transportRequest: TransportRequest, for request: ServerRequest, activity: (any ExchangeActivity)?,
+        _ transportRequest: TransportRequest, for request: ServerRequest, activity: ExchangeTimer?,
         start: any InstantProtocol<Duration>, attempt: Int
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.

@@ -33,7 +33,9 @@ struct BodyReader: Sendable {
     /// made once a context watches (a context may start watching while the body arrives); `nil`
     /// when nobody can watch.
     let progressWatch: ProgressWatch?
-    let activity: (any ExchangeActivity)?
+    /// The exchange's deadline, told of each piece; `nil` without one. The timer itself, not an
+    /// existential: a copy is a retain.
+    let activity: ExchangeTimer?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
 
