@@ -20,14 +20,14 @@ enum DeadlineWake: Sendable {
     /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread when `time`'s
     /// clock reaches `wake` (at once when that has passed). Both `wake` and `now` (a reading just
     /// taken) are durations since `time`'s start.
-    static func schedule(on time: ExchangeTime, at wake: Duration, now: Duration, _ target: any DeadlineTarget)
+    static func schedule(on time: ExchangeTime, at wake: Duration, now: Duration, _ target: ExchangeTimer)
         -> DeadlineWake
     {
-        let clock = time.clock
         if let start = time.systemStart {
             // The shared timer keeps the system clock's time, since its epoch.
             return .system(DeadlineScheduler.shared.schedule(at: start + wake, target))
         }
+        let clock = time.clock
         let wait = wake - now
         if let manual = clock as? ManualClock {
             let instant = manual.now.advanced(by: wait)
@@ -59,13 +59,25 @@ protocol DeadlineTarget: Sendable {
     func deadlineReached()
 }
 
+extension DeadlineScheduler where Target == ExchangeTimer {
+    /// The scheduler of every request's deadline on the system clock.
+    static var shared: DeadlineScheduler<ExchangeTimer> { SharedDeadlineScheduler.scheduler }
+}
+
+/// Where the shared scheduler lives (a generic class has no stored static properties).
+private enum SharedDeadlineScheduler {
+    static let scheduler = DeadlineScheduler<ExchangeTimer>()
+}
+
 /// One Dispatch timer for the deadlines of every request on the system clock, so a request
 /// schedules its deadline without a Task or a timer of its own: an entry in a min-heap, armed
 /// on the earliest, removed when the request ends.
-final class DeadlineScheduler: @unchecked Sendable {
+///
+/// Generic over its targets so that a slot holds the request's timer itself (a reference), not an
+/// existential whose every move goes through value witnesses.
+final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
     // @unchecked: `timer` is set once in `init` and then only rescheduled under `state`'s lock
     // (`dispatch_source_set_timer` is thread-safe); everything else is in `state`.
-    static let shared = DeadlineScheduler()
 
     /// Its due time is the duration since the system clock's ``SystemClock/epoch``: plain
     /// integers, so the heap moves entries without value witnesses.
@@ -77,7 +89,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// at once (a stale id finds another generation) and no id is hashed.
     private struct Slot {
         var generation: UInt32 = 0
-        var target: (any DeadlineTarget)?
+        var target: Target?
     }
     private struct State {
         /// A min-heap by `due`; entries whose target left stay until they come up (or a compaction).
@@ -87,7 +99,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         var waiting = 0
         var armedAt: Duration?
 
-        mutating func add(_ target: any DeadlineTarget) -> UInt64 {
+        mutating func add(_ target: Target) -> UInt64 {
             let index: Int
             if let reused = free.popLast() {
                 index = reused
@@ -101,7 +113,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         }
 
         /// The target of `id` if it still waits, taken out of its slot.
-        mutating func take(_ id: UInt64) -> (any DeadlineTarget)? {
+        mutating func take(_ id: UInt64) -> Target? {
             let index = Int(id & 0xFFFF_FFFF)
             guard index < slots.count, slots[index].generation == UInt32(id >> 32),
                 let target = slots[index].target
@@ -135,7 +147,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// Schedules `target` at `due` (on the system clock, the duration since its
     /// ``SystemClock/epoch``); returns the entry's id for ``cancel(_:)``. The timer is armed at
     /// most a day ahead: a wake that finds nothing due re-arms on the clock.
-    func schedule(at due: Duration, _ target: any DeadlineTarget) -> UInt64 {
+    func schedule(at due: Duration, _ target: Target) -> UInt64 {
         state.withLock { state in
             let id = state.add(target)
             if let armedAt = state.armedAt, armedAt <= due {
@@ -152,7 +164,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     /// Schedules `target` `delay` from now; see ``schedule(at:_:)``.
-    func schedule(after delay: Duration, _ target: any DeadlineTarget) -> UInt64 {
+    func schedule(after delay: Duration, _ target: Target) -> UInt64 {
         schedule(at: SystemClock.sinceEpoch + max(delay, .zero), target)
     }
 
@@ -170,8 +182,8 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     private func fireDue() {
         let now = SystemClock.sinceEpoch
-        let due: [any DeadlineTarget] = state.withLock { state in
-            var due: [any DeadlineTarget] = []
+        let due: [Target] = state.withLock { state in
+            var due: [Target] = []
             while let first = state.heap.first, first.due <= now {
                 Self.popFirst(from: &state.heap)
                 if let target = state.take(first.id) { due.append(target) }

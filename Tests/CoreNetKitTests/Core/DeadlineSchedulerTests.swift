@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func targetsWakeInTheOrderOfTheirDeadlinesAndACancelledOneNever() async throws {
-        let scheduler = DeadlineScheduler()
+        let scheduler = DeadlineScheduler<Target>()
         let recorder = Recorder(expecting: 3)
         _ = scheduler.schedule(after: .milliseconds(60), recorder.target(3))
         _ = scheduler.schedule(after: .milliseconds(20), recorder.target(1))
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func anEarlierDeadlineScheduledLaterRearmsTheTimer() async throws {
-        let scheduler = DeadlineScheduler()
+        let scheduler = DeadlineScheduler<Target>()
         let recorder = Recorder(expecting: 1)
         let late = scheduler.schedule(after: .seconds(3_600), recorder.target(2))
         _ = scheduler.schedule(after: .milliseconds(10), recorder.target(1))
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func cancelledEntriesDoNotPileUpUntilTheirDeadline() {
-        let scheduler = DeadlineScheduler()
+        let scheduler = DeadlineScheduler<Target>()
         let recorder = Recorder(expecting: 1)
         var kept: [UInt64] = []
         for index in 0..<10_000 {
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func aStaleIdNeitherCancelsTheNextEntryInItsSlotNorCountsTwice() async throws {
-        let scheduler = DeadlineScheduler()
+        let scheduler = DeadlineScheduler<Target>()
         let recorder = Recorder(expecting: 1)
         let first = scheduler.schedule(after: .seconds(3_600), recorder.target(99))
         scheduler.cancel(first)
