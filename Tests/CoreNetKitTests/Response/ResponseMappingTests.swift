@@ -219,48 +219,25 @@ import FoundationNetworking
         // without a dynamic cast, as the request's `Model`: a subclass instance and a value
         // behind an existential `Model` (boxed, it is larger than the inline buffer) must arrive
         // whole and keep their dynamic type.
-        final class ShapeRequest: BaseServerRequest<Shape>, @unchecked Sendable {
-            let url: URL
-            init(url: URL, configuration: NetworkConfiguration) {
-                self.url = url
-                super.init(configuration: configuration)
-            }
-            override func createAsyncServerRequest() -> ServerRequest {
-                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
-            }
-            override func handle(serverResponse: ServerResponse) throws -> Shape {
-                Circle(name: "circle", radius: serverResponse.data.count)
-            }
-        }
-        final class NamedRequest: BaseServerRequest<any Named>, @unchecked Sendable {
-            let url: URL
-            init(url: URL, configuration: NetworkConfiguration) {
-                self.url = url
-                super.init(configuration: configuration)
-            }
-            override func createAsyncServerRequest() -> ServerRequest {
-                ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
-            }
-            override func handle(serverResponse: ServerResponse) throws -> any Named {
-                Label(name: "label", words: ["a", "b", "c"], bytes: serverResponse.data.count)
-            }
-        }
         try await withTestServer { server in
             let configuration = testConfiguration()
 
-            let awaited = try await ShapeRequest(url: server.baseURL, configuration: configuration).performAsync()
-            let delivered = try await EventLog(
-                ShapeRequest(url: server.baseURL, configuration: configuration).perform()
-            ).success()
-            let named = try await NamedRequest(url: server.baseURL, configuration: configuration).performAsync()
-            let namedDelivered = try await EventLog(
-                NamedRequest(url: server.baseURL, configuration: configuration).perform()
-            ).success()
+            let shape = MappedRequest<Shape>(url: server.baseURL, configuration: configuration) {
+                Circle(name: "circle", radius: $0.data.count)
+            }
+            let named = MappedRequest<any Named>(url: server.baseURL, configuration: configuration) {
+                Label(name: "label", words: ["a", "b", "c"], bytes: $0.data.count)
+            }
+
+            let awaited = try await shape.performAsync()
+            let delivered = try await EventLog(shape.perform()).success()
+            let namedAwaited = try await named.performAsync()
+            let namedDelivered = try await EventLog(named.perform()).success()
 
             #expect((awaited as? Circle)?.radius == 5)
             #expect((delivered as? Circle)?.radius == 5)
             #expect(awaited.name == "circle")
-            #expect(named as? Label == Label(name: "label", words: ["a", "b", "c"], bytes: 5))
+            #expect(namedAwaited as? Label == Label(name: "label", words: ["a", "b", "c"], bytes: 5))
             #expect(namedDelivered as? Label == Label(name: "label", words: ["a", "b", "c"], bytes: 5))
         }
     }
@@ -321,6 +298,24 @@ import FoundationNetworking
             #expect(error.message == "the body is not valid JSON")
         }
     }
+}
+
+/// A GET of the test server's `/text` whose mapping is `map`.
+final class MappedRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
+    private let url: URL
+    private let map: @Sendable (ServerResponse) -> Model
+
+    init(url: URL, configuration: NetworkConfiguration, map: @escaping @Sendable (ServerResponse) -> Model) {
+        self.url = url
+        self.map = map
+        super.init(configuration: configuration)
+    }
+
+    override func createAsyncServerRequest() -> ServerRequest {
+        ServerRequest(method: .get, baseUrl: url, relativeUrl: "/text")
+    }
+
+    override func handle(serverResponse: ServerResponse) throws -> Model { map(serverResponse) }
 }
 
 /// A class model whose instances may be of a subclass.
