@@ -260,14 +260,9 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
         if cancelNow { exchange.cancel() }
     }
 
-    /// Starts the deadline now (once): the request is being sent.
-    func start() {
-        start(at: now)
-    }
-
     /// Starts the deadline (once) for a caller that does so right after making the timer: on the
-    /// system clock from the moment it was made, a few microseconds before ``start()`` would, and
-    /// without reading the clock again; on another clock, now.
+    /// system clock from the moment it was made, a few microseconds earlier than now, without
+    /// reading the clock again; on another clock, now.
     func startFromCreation() {
         start(at: object.withConstants { $0.pointee.time.systemStart != nil } ? .zero : now)
     }
@@ -282,8 +277,9 @@ struct ExchangeTimer: ExchangeActivity, DeadlineTarget {
         }
     }
 
+    /// Starts the deadline now (once): the request is being sent.
     func requestIsBeingSent() {
-        start()
+        start(at: now)
     }
 
     /// The exchange ended: the timer never fires after this.
