@@ -20,9 +20,12 @@
 // blocks on a semaphore while a detached Task runs the workload.
 //
 // Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline|
-//                            decode-tiny|async-tiny|context-tiny|async-tiny-nodeadline|context-tiny-nodeadline) COUNT
+//                            decode-tiny|async-tiny|context-tiny|async-tiny-nodeadline|context-tiny-nodeadline|
+//                            floor-tiny) COUNT
 // (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange;
-// `…-tiny`: a one-field body, `{"total":20}`, so the profile shows the pipeline rather than the decode)
+// `…-tiny`: a one-field body, `{"total":20}`, so the profile shows the pipeline rather than the decode;
+// `floor-tiny`: `performAsync()` in a Task of its own, handed back through a continuation, the
+// least a `perform()` → `value` can cost)
 
 import CoreNetKit
 import Dispatch
@@ -95,6 +98,8 @@ nonisolated func run(
         for _ in 0..<count { total += try await tinyRequest.performAsync().total }
     case "context-tiny", "context-tiny-nodeadline":
         for _ in 0..<count { total += try await tinyRequest.perform().value.total }
+    case "floor-tiny":
+        for _ in 0..<count { total += try await handedOver(tinyRequest).total }
     case "decode":
         let decoder = JSONDecoder()
         for _ in 0..<count { total += try decoder.decode(UserPage.self, from: page).items.count }
@@ -104,6 +109,57 @@ nonisolated func run(
         for _ in 0..<count { total += try await request.performAsync().items.count }
     }
     return total
+}
+
+/// The least `perform()` → `value` can cost beyond `performAsync()`, written here for one model
+/// type: `performAsync()` in a Task of its own, its result handed to the caller through a lock
+/// and a continuation, awaited under a cancellation handler. What `perform()` costs beyond this
+/// is its context, broadcast and pool machinery.
+func handedOver(_ request: TinyRequest) async throws -> Tiny {
+    let handoff = Handoff()
+    let task = Task<Void, any Error> {
+        do {
+            handoff.finish(.success(try await request.performAsync()))
+        } catch {
+            handoff.finish(.failure(error))
+        }
+    }
+    return try await withTaskCancellationHandler {
+        try await withUnsafeThrowingContinuation { handoff.await($0) }
+    } onCancel: {
+        task.cancel()
+    }
+}
+
+/// A result handed from one Task to another: the first of `finish` and `await` keeps its side
+/// under the lock, the second completes the hand-over.
+final class Handoff: @unchecked Sendable {  // safe: both fields are only touched under `lock`
+    private let lock = NSLock()
+    private var result: Result<Tiny, any Error>?
+    private var waiter: UnsafeContinuation<Tiny, any Error>?
+
+    func finish(_ result: Result<Tiny, any Error>) {
+        lock.lock()
+        guard let waiter else {
+            self.result = result
+            lock.unlock()
+            return
+        }
+        self.waiter = nil
+        lock.unlock()
+        waiter.resume(with: result)
+    }
+
+    func await(_ waiter: UnsafeContinuation<Tiny, any Error>) {
+        lock.lock()
+        guard let result else {
+            self.waiter = waiter
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        waiter.resume(with: result)
+    }
 }
 
 /// The workload's outcome, handed from the detached Task to the blocked main thread.
