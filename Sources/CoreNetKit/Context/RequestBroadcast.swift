@@ -123,11 +123,14 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func watchedTransfer() -> RequestTransfer? {
-        let (existing, contexts) = object.withState { state in
-            (state.transfer, state.finished ? JoinedContexts() : state.contexts)
+        // The contexts are asked under this lock (each takes its own inside it: the one place
+        // the two nest, always in this order; a context never calls a broadcast under its lock).
+        // Copying them out to ask them cost more than the asking.
+        let (existing, watched) = object.withState { state in
+            (state.transfer, state.transfer == nil && !state.finished && state.contexts.watchProgress)
         }
         if let existing { return existing }
-        guard contexts.contains(where: { $0.watchesProgress }) else { return nil }
+        guard watched else { return nil }
         let made = RequestTransfer(clock: object.withConstants { $0.pointee.clock })
         // The transfer is dropped at `finish`, which ends this reference cycle.
         made.connect { [self] progress, direction in emitProgress(progress, for: direction) }
@@ -203,6 +206,12 @@ struct JoinedContexts: Sequence {
     init(_ first: ContextCore) { self.first = first }
 
     var isEmpty: Bool { first == nil && rest.isEmpty }
+
+    /// Whether any of them watches progress (``ContextCore/watchesProgress``, under its lock).
+    var watchProgress: Bool {
+        if first?.watchesProgress == true { return true }
+        return rest.contains { $0.watchesProgress }
+    }
 
     mutating func append(_ context: ContextCore) {
         if first == nil && rest.isEmpty {
