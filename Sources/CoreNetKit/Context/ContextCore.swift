@@ -62,7 +62,7 @@ struct ContextCore: Sendable {
 
     // MARK: State
 
-    var isFinished: Bool { object.withState { $0.outcome != nil } }
+    var isFinished: Bool { object.withState { $0.isFinished } }
 
     var isFromCache: Bool {
         object.withState {
@@ -122,7 +122,7 @@ struct ContextCore: Sendable {
 
     func onCacheSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
         let cached: (any Sendable)? = object.withState { state in
-            if state.outcome == nil, state.cached == nil {
+            if !state.isFinished, state.cached == nil {
                 state.cache.append(handler)
                 return nil
             }
@@ -151,7 +151,7 @@ struct ContextCore: Sendable {
     func emitCache(_ data: any Sendable) {
         let taken: (handlers: [@Sendable (any Sendable) -> Void], observers: [@Sendable (any Sendable) -> Void])? =
             object.withState { state in
-                guard state.outcome == nil, state.cached == nil else { return nil }
+                guard !state.isFinished, state.cached == nil else { return nil }
                 state.cached = data
                 defer {
                     state.cache = []
@@ -169,8 +169,8 @@ struct ContextCore: Sendable {
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
     func finish(_ outcome: ContextOutcome) {
         let recipients: TerminalRecipients? = object.withState { state in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
+            guard !state.isFinished else { return nil }
+            state.finish(with: outcome)
             return state.takeRecipients()
         }
         // Moved out of the optional: a plain `guard let` would copy every list (and destroy both).
@@ -180,8 +180,11 @@ struct ContextCore: Sendable {
         for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
         for observer in taken.observers { observer(outcome) }
         switch outcome {
-        case .success(let model, _):
-            guard !taken.success.isEmpty || !taken.completed.isEmpty else { return }
+        case .success:
+            // The case is matched before the model is bound: binding it copies it, which a
+            // context nobody handles (awaited only) need not pay for.
+            guard !taken.success.isEmpty || !taken.completed.isEmpty, case .success(let model, _) = outcome
+            else { return }
             async {
                 for handler in taken.success { handler(model) }
                 for handler in taken.completed { handler(outcome) }
@@ -217,7 +220,7 @@ struct ContextCore: Sendable {
     /// Calls `observer` inline with the terminal outcome, at once if it already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
         let outcome: ContextOutcome? = object.withState { state in
-            if state.outcome == nil { state.observers.append(observer) }
+            if !state.isFinished { state.observers.append(observer) }
             return state.outcome
         }
         if let outcome { observer(outcome) }
@@ -256,7 +259,7 @@ struct ContextCore: Sendable {
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {
         let cached: (any Sendable)? = object.withState { state in
-            if state.cached == nil, state.outcome == nil { state.cacheObservers.append(observer) }
+            if state.cached == nil, !state.isFinished { state.cacheObservers.append(observer) }
             return state.cached
         }
         if let cached { observer(cached) }
@@ -274,7 +277,7 @@ struct ContextCore: Sendable {
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         let (observers, schedule) = object.withState {
             state -> ([@Sendable (TransferProgress, TransferDirection) -> Void], Bool) in
-            guard state.outcome == nil else { return ([], false) }
+            guard !state.isFinished else { return ([], false) }
             let last = direction == .upload ? state.lastUpload : state.lastDownload
             if let last, !progress.isAhead(of: last) { return ([], false) }
             let handlers: [@Sendable (TransferProgress) -> Void]
@@ -309,7 +312,7 @@ struct ContextCore: Sendable {
     /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress(to next: ContextCore) {
         let latest = object.withState { state -> [(TransferProgress, TransferDirection)] in
-            guard state.outcome == nil else { return [] }
+            guard !state.isFinished else { return [] }
             state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
             return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
                 .compactMap { $0 }
@@ -329,7 +332,7 @@ struct ContextCore: Sendable {
     func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection)
     {
         let schedule: Bool = object.withState { state in
-            guard state.outcome == nil else { return false }
+            guard !state.isFinished else { return false }
             let last: TransferProgress?
             switch direction {
             case .upload:

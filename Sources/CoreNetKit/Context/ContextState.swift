@@ -23,7 +23,11 @@ enum ContextOutcome: Sendable {
 /// The mutable state of a context, kept in one lock. Handlers are stored erased, as the typed
 /// façade wrapped them.
 struct ContextState {
-    var outcome: ContextOutcome?
+    /// The terminal outcome, set once (``finish(with:)``).
+    private(set) var outcome: ContextOutcome?
+    /// Whether ``outcome`` is set, kept beside it: reading the optional outcome, even only to
+    /// test it for `nil`, copies it (its existential payload through value witnesses).
+    private(set) var isFinished = false
     var cached: (any Sendable)?
     var success: [@Sendable (any Sendable) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
@@ -54,6 +58,12 @@ struct ContextState {
     /// whether a drain of them is scheduled there.
     var pending: [@Sendable () -> Void] = []
     var drainScheduled = false
+
+    /// Records the terminal outcome.
+    mutating func finish(with outcome: ContextOutcome) {
+        self.outcome = outcome
+        isFinished = true
+    }
 
     /// Takes out everything the terminal event goes to and empties every other handler list, so
     /// nothing is retained after it. The lists are moved out, not copied: a copy of the whole
