@@ -12,6 +12,7 @@
 //     swift run -c release corenetkit-stream            # URLSession only
 //     swift run -c release --traits AsyncHTTPClient corenetkit-stream URLSession
 //     swift run -c release --traits AsyncHTTPClient corenetkit-stream AsyncHTTPClient
+//     swift run -c release --traits AsyncHTTPClient corenetkit-stream phases   # see Phases.swift
 //
 // Give one transport per run: a URLSession transfer that failed keeps being fed by libcurl for a
 // while after it was cancelled, and would count against the next transport's memory.
@@ -209,7 +210,16 @@ if CommandLine.arguments.dropFirst().first == "serve" {
             else { throw BaseServerError.invalidRequest("the server process printed \(line)") }
             print("server: pid \(child.processIdentifier), 127.0.0.1:\(port)")
             let only = CommandLine.arguments.dropFirst().first
-            try await runBenchmarks(base: URL(string: "http://127.0.0.1:\(port)")!, only: only)
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            #if AsyncHTTPClient
+            if only == "phases" {
+                try await measurePhases(base: base)
+            } else {
+                try await runBenchmarks(base: base, only: only)
+            }
+            #else
+            try await runBenchmarks(base: base, only: only)
+            #endif
         } catch {
             print("failed: \(error)")
         }
