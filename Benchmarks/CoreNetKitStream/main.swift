@@ -213,7 +213,7 @@ if CommandLine.arguments.dropFirst().first == "serve" {
             let base = URL(string: "http://127.0.0.1:\(port)")!
             #if AsyncHTTPClient
             if only == "phases" {
-                try await measurePhases(base: base)
+                for concurrency in [1, 8] { try await measurePhases(base: base, concurrency: concurrency) }
             } else {
                 try await runBenchmarks(base: base, only: only)
             }
