@@ -255,8 +255,8 @@ public struct NetworkConfiguration: Sendable {
         // `@exclusivity(unchecked)`: for the same reason no access to a property here can overlap
         // a change of it (a change happens only in a `mutating` setter of the one configuration
         // that owns the storage, which Swift already checks statically), so the run-time check
-        // of every read is dropped: a request reads some fifteen settings, and those checks cost
-        // about 800 instructions per request.
+        // of every read is dropped: those checks cost about 570 instructions per request over a
+        // stub transport (callgrind; Benchmarks/README.md, stop 39).
         @exclusivity(unchecked) var transport: any Transport {
             didSet { transportTraits = TransportTraits(transport) }
         }
