@@ -164,11 +164,12 @@ enum FaultResponses {
         case .drop, .reset, .slow, .stalledBody, .headOnly, .lateBody, .trickledBody, .lyingLength, .endlessEarlyHints,
             .slowHeaders, .gigabyte:
             return []
-        case .gzipBomb, .smallGzipBomb, .gzipZeros:
+        case .gzipBomb, .smallGzipBomb, .gzipZeros, .gzipMebibyteOfZeros:
             let bomb =
                 switch fault {
                 case .gzipBomb: GzipBomb.bytes
                 case .smallGzipBomb: GzipBomb.smallBytes
+                case .gzipMebibyteOfZeros: GzipBomb.mebibyteOfZeros
                 default: GzipBomb.zeros
                 }
             return Array(

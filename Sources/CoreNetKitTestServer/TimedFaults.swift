@@ -90,9 +90,12 @@ enum GzipBomb {
     static let smallBytes: [UInt8] = make(inflatedSize: 64 << 20)
     /// A valid member (its CRC is right) that inflates to 64 KiB.
     static let zeros: [UInt8] = make(inflatedSize: 64 << 10, validCRC: true)
+    /// A valid member that inflates to 1 MiB: a legitimate body far more than 100 times smaller
+    /// on the wire than inflated.
+    static let mebibyteOfZeros: [UInt8] = make(inflatedSize: 1 << 20, validCRC: true)
 
-    /// A member that inflates to `inflatedSize` zero bytes, or up to 257 fewer when the rest
-    /// after the 258-byte runs is not 3 to 10 bytes (1 GiB is exact).
+    /// A member that inflates to exactly `inflatedSize` zero bytes: runs of 258, then the rest
+    /// as one shorter run (3 to 10 bytes) or as literals.
     static func make(inflatedSize: Int, validCRC: Bool = false) -> [UInt8] {
         var writer = BitWriter(capacity: inflatedSize / 150 + 64)
         writer.write(1, bits: 1)  // BFINAL
@@ -108,6 +111,8 @@ enum GzipBomb {
         if rest >= 3 && rest <= 10 {
             writer.writeCode(UInt32(rest - 2), length: 7)
             writer.writeCode(0, length: 5)
+        } else {
+            for _ in 0..<rest { writer.writeCode(0x30, length: 8) }  // literal zeros
         }
         writer.writeCode(0, length: 7)  // end of block (256)
         let header: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF]

@@ -55,7 +55,7 @@ public struct ClosureTokenRefresher: TokenRefresher {
         self.body = { tokens in
             let waiter = OneShot<AuthTokens>()  // resumes once: the first completion, or cancellation
             return try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { continuation in
+                try await withCheckedThrowingContinuation { continuation in
                     waiter.set(continuation)
                     body(tokens) { result in waiter.resume(result) }
                 }

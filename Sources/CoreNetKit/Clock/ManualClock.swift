@@ -132,6 +132,14 @@ public final class ManualClock: NetworkClock {
         return id
     }
 
+    /// Calls `action` once the clock has been advanced by `delay` from now: counted by
+    /// ``requestDeadlineCount`` (the library's request deadlines wake this way), not by
+    /// ``sleeperCount``.
+    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
+        let id = scheduleRequestDeadline(at: now.advanced(by: delay), action)
+        return ClockWake { self.cancelRequestDeadline(id) }
+    }
+
     /// Forgets a request deadline that has not fired.
     func cancelRequestDeadline(_ id: Int) {
         state.withLock { state in state.sleepers.removeAll { $0.id == id } }

@@ -22,9 +22,46 @@ import Foundation
 public protocol NetworkClock: Clock, Sendable where Duration == Swift.Duration {
     /// The wall-clock time now, for HTTP dates, cache ages and token expiry.
     var currentDate: Date { get }
+
+    /// Calls `action` once, on a thread of the clock's choosing, when `delay` of this clock's
+    /// time has passed (soon, if it is not positive), unless the returned ``ClockWake`` is
+    /// cancelled first. Each request's deadline and idle timeout wake this way; the clock never
+    /// calls `action` from inside this method.
+    ///
+    /// The default sleeps in a Task on the clock. ``SystemClock`` keeps every wake on one shared
+    /// Dispatch timer; ``ManualClock`` calls it when advanced past it and counts it in
+    /// ``ManualClock/requestDeadlineCount``.
+    func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake
+}
+
+/// A wake set with ``NetworkClock/wake(after:_:)``: cancelling it keeps its action from running.
+public struct ClockWake: Sendable {
+    private let cancelAction: @Sendable () -> Void
+
+    /// A wake that `cancel` stops.
+    public init(cancel: @escaping @Sendable () -> Void) {
+        cancelAction = cancel
+    }
+
+    /// Keeps the action from running, if it has not run yet.
+    public func cancel() {
+        cancelAction()
+    }
 }
 
 extension NetworkClock {
+    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
+        let task = Task {
+            do {
+                try await pause(for: delay)
+            } catch {
+                return
+            }
+            action()
+        }
+        return ClockWake { task.cancel() }
+    }
+
     /// Suspends for `duration` of this clock's time.
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
@@ -36,13 +73,8 @@ extension NetworkClock {
     /// `any NetworkClock`): durations for responses, logs and monitors, so a manual clock drives
     /// them too. Zero for a reading of another clock.
     func elapsed(since start: any InstantProtocol<Swift.Duration>) -> Swift.Duration {
-        // The reading's type compared as a type, not cast as a value: a dynamic cast from an
-        // existential is several hundred instructions, and this runs for every response.
-        func duration<Start: InstantProtocol<Swift.Duration>>(since start: Start) -> Swift.Duration {
-            guard Start.self == Instant.self else { return .zero }
-            return unsafeBitCast(start, to: Instant.self).duration(to: now)
-        }
-        return duration(since: start)
+        guard let start = start as? Instant else { return .zero }
+        return start.duration(to: now)
     }
 }
 
@@ -64,13 +96,31 @@ public struct SystemClock: NetworkClock {
     public func sleep(until deadline: ContinuousClock.Instant, tolerance: Swift.Duration? = nil) async throws {
         try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
     }
+
+    /// Calls `action` when `delay` has passed, from the one Dispatch timer that keeps every
+    /// request's deadline (no Task and no timer of its own per wake).
+    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
+        let scheduler = WakeAction.scheduler
+        let id = scheduler.schedule(after: delay, WakeAction(action))
+        return ClockWake { scheduler.cancel(id) }
+    }
+}
+
+/// An action the shared ``DeadlineScheduler`` runs when its time has come.
+final class WakeAction: DeadlineTarget {
+    /// The scheduler of every wake on the system clock.
+    static let scheduler = DeadlineScheduler<WakeAction>()
+
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func deadlineReached() { action() }
 }
 
 extension SystemClock {
-    /// A fixed instant of the system clock (the first time it is asked for). Times the library
-    /// keeps for every request are durations since it: `ContinuousClock.Instant` is resilient,
-    /// so each copy of one (or of an optional one) goes through value witnesses, where a
-    /// `Duration` is two plain integers.
+    /// A fixed instant of the system clock (the first time it is asked for): the shared
+    /// scheduler keeps its due times as plain durations since it.
     static let epoch = SystemClock().now
 
     /// The time now, as the duration since ``epoch``.

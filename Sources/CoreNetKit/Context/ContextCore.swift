@@ -229,7 +229,7 @@ struct ContextCore: Sendable {
     /// Resumes `waiter` with the terminal outcome (the model; the error; a cancellation as
     /// ``BaseServerError`` `cancelled`), at once if it already happened. A waiter is kept
     /// without a closure or a list around it, unlike an observer.
-    func await(_ waiter: UnsafeContinuation<any Sendable, any Error>) {
+    func await(_ waiter: CheckedContinuation<any Sendable, any Error>) {
         let outcome: ContextOutcome? = object.withState { state in
             guard let outcome = state.outcome else {
                 if state.waiter == nil {
@@ -244,7 +244,7 @@ struct ContextCore: Sendable {
         if let outcome { Self.resume(waiter, with: outcome) }
     }
 
-    private static func resume(_ waiter: UnsafeContinuation<any Sendable, any Error>, with outcome: ContextOutcome) {
+    private static func resume(_ waiter: CheckedContinuation<any Sendable, any Error>, with outcome: ContextOutcome) {
         switch outcome {
         case .success(let model, _): waiter.resume(returning: model)
         case .failure(let error): waiter.resume(throwing: error)

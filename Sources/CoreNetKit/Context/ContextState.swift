@@ -40,8 +40,8 @@ struct ContextState {
     var observers: [@Sendable (ContextOutcome) -> Void] = []
     /// Tasks awaiting ``RequestContext/value`` (``ContextCore/await(_:)``): the first in its own
     /// slot, so awaiting a context allocates no list, the others after it.
-    var waiter: UnsafeContinuation<any Sendable, any Error>?
-    var moreWaiters: [UnsafeContinuation<any Sendable, any Error>] = []
+    var waiter: CheckedContinuation<any Sendable, any Error>?
+    var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
     /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: CancelAction?
     /// Progress handlers and the last value delivered to them (RequestContext+Progress).
@@ -90,8 +90,8 @@ struct ContextState {
 /// What a context's terminal event goes to, taken out of its state under the lock
 /// (ContextState/takeRecipients()) and called outside it.
 struct TerminalRecipients {
-    var waiter: UnsafeContinuation<any Sendable, any Error>?
-    var moreWaiters: [UnsafeContinuation<any Sendable, any Error>] = []
+    var waiter: CheckedContinuation<any Sendable, any Error>?
+    var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
     var observers: [@Sendable (ContextOutcome) -> Void] = []
     var success: [@Sendable (any Sendable) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []

@@ -37,7 +37,7 @@ extension RequestContext {
         // The core resumes the continuation itself at the terminal event, which a cancellation
         // of this Task brings about: no waiter object, no observer closure.
         let model = try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
                 core.await(continuation)
             }
         } onCancel: {
@@ -54,7 +54,7 @@ extension RequestContext {
         let waiter = OneShot<any Sendable>()
         let core = core
         let model = try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
                 waiter.set(continuation)
                 core.observe { outcome in
                     switch outcome {

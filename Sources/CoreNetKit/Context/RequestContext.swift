@@ -137,17 +137,8 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// receives is a `Model` (the typed producers above, or the pipeline of a request of
     /// `Model`), so the cast cannot fail.
     ///
-    /// The existential is opened and, when the type it holds is `Model` itself, its value is taken
-    /// as it is: a `swift_dynamicCast` costs about 250 instructions on every request. It always
-    /// is today (the pipeline boxes the model where its static type is `Model`, so a subclass
-    /// instance or an existential model is held as `Model`); anything else still gets the cast.
-    @inline(__always)
     static func typed(_ model: any Sendable) -> Model {
-        func take<Value: Sendable>(_ value: Value) -> Model {
-            guard Value.self == Model.self else { return value as! Model }  // safe: see above
-            return unsafeBitCast(value, to: Model.self)
-        }
-        return take(model)
+        model as! Model  // safe: see above
     }
 
     /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.

@@ -148,7 +148,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                     first: context.core, poolNumber: number)
                 return (broadcast, broadcast)
             }
-            context = made.unsafelyUnwrapped
+            context = made!
             isNew = true
         }
         let id = broadcast.id
@@ -164,7 +164,6 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                 // and cost as much. Typed as throwing, so `Task.init` need not wrap it (see
                 // `RequestBroadcast.start`).
                 Task<Void, any Error> { [sending = consume serverRequest] in
-                    await TaskFrames.reserve()
                     let result = await RequestPipeline.run(
                         self, sending, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)

@@ -9,64 +9,10 @@
 import Dispatch
 import Foundation
 
-/// A scheduled wake of an ``ExchangeTimer``: on the system clock an entry of the shared
-/// ``DeadlineScheduler``, on a ``ManualClock`` one of its request-deadline sleepers (counted by
-/// its ``ManualClock/requestDeadlineCount``), on any other clock a Task sleeping on it.
-enum DeadlineWake: Sendable {
-    case system(UInt64)
-    case manual(ManualClock, Int)
-    case task(Task<Void, Never>)
-
-    /// Makes `target` hear ``DeadlineTarget/deadlineReached()`` on another thread when `time`'s
-    /// clock reaches `wake` (at once when that has passed). Both `wake` and `now` (a reading just
-    /// taken) are durations since `time`'s start.
-    static func schedule(on time: ExchangeTime, at wake: Duration, now: Duration, _ target: ExchangeTimer)
-        -> DeadlineWake
-    {
-        if let start = time.systemStart {
-            // The shared timer keeps the system clock's time, since its epoch.
-            return .system(DeadlineScheduler.shared.schedule(at: start + wake, target))
-        }
-        let clock = time.clock
-        let wait = wake - now
-        if let manual = clock as? ManualClock {
-            let instant = manual.now.advanced(by: wait)
-            return .manual(manual, manual.scheduleRequestDeadline(at: instant) { target.deadlineReached() })
-        }
-        return .task(
-            Task {
-                do {
-                    try await clock.pause(for: wait)
-                } catch {
-                    return
-                }
-                target.deadlineReached()
-            })
-    }
-
-    func cancel() {
-        switch self {
-        case .system(let id): DeadlineScheduler.shared.cancel(id)
-        case .manual(let clock, let id): clock.cancelRequestDeadline(id)
-        case .task(let task): task.cancel()
-        }
-    }
-}
-
-/// What a ``DeadlineWake`` wakes.
+/// What a ``DeadlineScheduler`` wakes.
 protocol DeadlineTarget: Sendable {
     /// The time it was scheduled for has come (perhaps a little early: it looks at its clock).
     func deadlineReached()
-}
-
-extension DeadlineScheduler where Target == ExchangeTimer {
-    /// The scheduler of every request's deadline on the system clock.
-    static var shared: DeadlineScheduler<ExchangeTimer> { SharedDeadlineScheduler.scheduler }
-}
-
-/// Where the shared scheduler lives (a generic class has no stored static properties).
-private enum SharedDeadlineScheduler {
-    static let scheduler = DeadlineScheduler<ExchangeTimer>()
 }
 
 /// One Dispatch timer for the deadlines of every request on the system clock, so a request

@@ -91,44 +91,12 @@ final class Exchange: Sendable {
         let clock = configuration.clock
         let start = clock.now
         do {
-            let traits = configuration.transportTraits
-            let startsWhenSent = traits.queuesRequests
-            // In the caller's Task when the transport can be cancelled without its own Task and
-            // nothing else in the exchange waits on someone (a file transfer, a streamed body
-            // read or sent).
-            let inCallersTask =
-                traits.runsInCallersTask && transfer == nil && request.responseBodyStream == nil
-                && !transportRequest.body.isStream
-            let timeout = transportRequest.timeout
-            let idle = configuration.idleTimeout
-            let received: ReceivedResponse
-            if inCallersTask {
-                // The timer goes on this request value (not on a copy made for it) for the transport.
-                let timer = Deadline.timer(timeout: timeout, idle: idle, clock: clock)
-                if let timer {
-                    if startsWhenSent { transportRequest.beingSent = { timer.requestIsBeingSent() } }
-                    transportRequest.deadline = timer
-                }
-                // Not escaping: the exchange's state stays in this Task's frame.
-                // The request goes to the work as an argument, not a capture: a captured `var`
-                // would be copied for it.
-                received = try await Deadline.runInCallersTask(
-                    timer, startsWhenSent: startsWhenSent, sending: transportRequest
-                ) { sending, activity in
-                    try await exchange(sending, for: request, activity: activity, start: start, attempt: attempt)
-                }
-                transportRequest.beingSent = nil
-                transportRequest.deadline = nil
-            } else {
-                let sending = transportRequest
-                received = try await Deadline.run(
-                    timeout: timeout, idle: idle, clock: clock, startsWhenSent: startsWhenSent
-                ) { [self] activity in
-                    var sending = sending
-                    if startsWhenSent, let activity { sending.beingSent = { activity.requestIsBeingSent() } }
-                    return try await exchange(sending, for: request, activity: activity, start: start, attempt: attempt)
-                }
-            }
+            let limits = ExchangeStateMachine.Limits(
+                timeout: transportRequest.timeout, idle: configuration.idleTimeout,
+                bufferLimit: configuration.transport.bodyBufferLimit,
+                holdsHeadForBody: transportRequest.bodyIsCollected)
+            let received = try await exchange(
+                transportRequest, for: request, limits: limits, start: start, attempt: attempt)
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
                     received.headers, from: received.url ?? transportRequest.url, in: cookies,
@@ -162,12 +130,10 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Sends `transportRequest` and reads its body, within the request's deadline (`activity`),
-    /// which the caller has already given the transport (`beingSent`, `deadline`) where it needs
-    /// to. `start` and `attempt` are for the monitors of a streamed body.
-    @inline(__always)
+    /// Sends `transportRequest` through the configuration's transport within `limits` and reads
+    /// its body. `start` and `attempt` are for the monitors of a streamed body.
     private func exchange(
-        _ transportRequest: TransportRequest, for request: ServerRequest, activity: ExchangeTimer?,
+        _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
         start: any InstantProtocol<Duration>, attempt: Int
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
@@ -185,19 +151,20 @@ final class Exchange: Sendable {
             // The request's own transfer, when its progress has anywhere to go (asked once: without
             // a sink a chunk costs no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? .transfer($0) : nil } ?? progressWatch,
-            activity: activity, streamStarted: streamStarted)
-        if let transfer {
-            return try await transfer.send(
-                transportRequest, for: request, through: configuration.transport, reader: reader)
+            streamStarted: streamStarted)
+        let transport = configuration.transport
+        let clock = configuration.clock
+        let open: @Sendable (TransportRequest) async throws -> TransportResponse = { request in
+            try await ExchangeDriver.send(request, through: transport, limits: limits, clock: clock)
         }
-        let response = try await configuration.transport.send(transportRequest)
-        activity?.touch()
-        return try await Self.read(response, for: request, reader: reader)
+        if let transfer {
+            return try await transfer.send(transportRequest, for: request, opening: open, reader: reader)
+        }
+        return try await Self.read(open(transportRequest), for: request, reader: reader)
     }
 
     /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,
     /// else into memory.
-    @inline(__always)
     static func read(_ response: TransportResponse, for request: ServerRequest, reader: BodyReader) async throws
         -> ReceivedResponse
     {

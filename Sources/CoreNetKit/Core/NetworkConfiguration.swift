@@ -43,8 +43,6 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.transport = newValue }
     }
 
-    /// What the pipeline needs to know of ``transport``, found when it was set.
-    var transportTraits: TransportTraits { storage.transportTraits }
     /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
     public var preparators: [any RequestPreparator] {
         get { storage.preparators }
@@ -251,43 +249,34 @@ public struct NetworkConfiguration: Sendable {
     private final class Storage: @unchecked Sendable {
         // safe: a Storage is changed only through `mutableStorage`, when the one configuration
         // value holding it is its only owner; shared storage is only read.
-        //
-        // `@exclusivity(unchecked)`: for the same reason no access to a property here can overlap
-        // a change of it (a change happens only in a `mutating` setter of the one configuration
-        // that owns the storage, which Swift already checks statically), so the run-time check
-        // of every read is dropped: those checks cost about 570 instructions per request over a
-        // stub transport (callgrind; Benchmarks/README.md, stop 39).
-        @exclusivity(unchecked) var transport: any Transport {
-            didSet { transportTraits = TransportTraits(transport) }
-        }
-        /// What the pipeline needs to know of `transport`.
-        @exclusivity(unchecked) private(set) var transportTraits: TransportTraits
-        @exclusivity(unchecked) var preparators: [any RequestPreparator] {
+
+        var transport: any Transport
+        var preparators: [any RequestPreparator] {
             didSet { inPlacePreparators = Self.inPlace(preparators) }
         }
         /// For each of `preparators`, the same preparator when the library's own works in place.
-        @exclusivity(unchecked) private(set) var inPlacePreparators: [(any InPlacePreparator)?]
-        @exclusivity(unchecked) var validators: [any ResponseValidator]
-        @exclusivity(unchecked) var errorMappers: [any ErrorMapperAdapter]
-        @exclusivity(unchecked) var decoder: JSONDecoder
-        @exclusivity(unchecked) var encoder: JSONEncoder
-        @exclusivity(unchecked) var logger: (any NetworkLogger)?
-        @exclusivity(unchecked) var callbackQueue: DispatchQueue
-        @exclusivity(unchecked) var timeout: TimeInterval
-        @exclusivity(unchecked) var idleTimeout: TimeInterval?
-        @exclusivity(unchecked) var maximumResponseBodySize: Int
-        @exclusivity(unchecked) var maximumDownloadSize: Int64?
-        @exclusivity(unchecked) var taskPool: TaskPool
-        @exclusivity(unchecked) var cacheAdapter: (any CacheAdapter)?
-        @exclusivity(unchecked) var accessManager: AccessSafeRequestManager?
-        @exclusivity(unchecked) var monitors: [any NetworkEventMonitor]
-        @exclusivity(unchecked) var retryPolicy: RetryPolicy?
-        @exclusivity(unchecked) var interceptors: [any Interceptor]
-        @exclusivity(unchecked) var clock: any NetworkClock
-        @exclusivity(unchecked) var heuristicFreshness: HeuristicFreshness?
-        @exclusivity(unchecked) var cookieStorage: HTTPCookieStorage?
+        private(set) var inPlacePreparators: [(any InPlacePreparator)?]
+        var validators: [any ResponseValidator]
+        var errorMappers: [any ErrorMapperAdapter]
+        var decoder: JSONDecoder
+        var encoder: JSONEncoder
+        var logger: (any NetworkLogger)?
+        var callbackQueue: DispatchQueue
+        var timeout: TimeInterval
+        var idleTimeout: TimeInterval?
+        var maximumResponseBodySize: Int
+        var maximumDownloadSize: Int64?
+        var taskPool: TaskPool
+        var cacheAdapter: (any CacheAdapter)?
+        var accessManager: AccessSafeRequestManager?
+        var monitors: [any NetworkEventMonitor]
+        var retryPolicy: RetryPolicy?
+        var interceptors: [any Interceptor]
+        var clock: any NetworkClock
+        var heuristicFreshness: HeuristicFreshness?
+        var cookieStorage: HTTPCookieStorage?
         /// For each of `interceptors`, which standard stage it is (`nil`: a stage of yours).
-        @exclusivity(unchecked) var standardStages: [StandardStage?]
+        var standardStages: [StandardStage?]
 
         init(
             transport: any Transport,
@@ -313,7 +302,6 @@ public struct NetworkConfiguration: Sendable {
             cookieStorage: HTTPCookieStorage?
         ) {
             self.transport = transport
-            self.transportTraits = TransportTraits(transport)
             self.preparators = preparators
             self.inPlacePreparators = Self.inPlace(preparators)
             self.validators = validators

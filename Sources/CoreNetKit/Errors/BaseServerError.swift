@@ -139,9 +139,16 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
 
     /// The response body passed `limit` bytes.
     public static func responseTooLarge(limit: Int64, statusCode: Int? = nil) -> BaseServerError {
+        responseTooLarge(limit: limit, setting: "maximumResponseBodySize", statusCode: statusCode)
+    }
+
+    /// The response body passed `limit` bytes, the value of the configuration's `setting`
+    /// (named in the message, so a reader knows what to raise; `nil` for a limit of the caller's).
+    static func responseTooLarge(limit: Int64, setting: String?, statusCode: Int? = nil) -> BaseServerError {
         BaseServerError(
             code: .responseTooLarge, statusCode: statusCode,
-            message: "the response body is larger than the limit of \(limit) bytes")
+            message: "the response body (after decompression) is larger than the limit of \(limit) bytes"
+                + (setting.map { " (NetworkConfiguration.\($0))" } ?? ""))
     }
 
     /// The response body passed `limit` bytes.

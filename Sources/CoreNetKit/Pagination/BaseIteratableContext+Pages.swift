@@ -60,7 +60,7 @@ extension BaseIteratableContext {
     func nextPage() async throws -> Page? {
         let waiter = OneShot<Page?>()
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { continuation in
                 waiter.set(continuation)
                 let step: Step = state.withLock { state in
                     if Task.isCancelled { return .cancelled }

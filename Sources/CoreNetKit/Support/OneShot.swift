@@ -11,13 +11,12 @@
 /// the result: `set(_:)` with a continuation, or `value`. A result that is already there can
 /// be taken without suspending (`completedResult`), so work that finishes synchronously needs
 /// no continuation and no trip through the executor. It is a `Locked` state, so one allocation.
-/// The continuation is an `UnsafeContinuation` (no allocation, no run-time type lookups): the
-/// lock and `done` let exactly one `resume(_:)` reach it.
+/// The lock and `done` let exactly one `resume(_:)` reach the (checked) continuation.
 typealias OneShot<Value: Sendable> = Locked<OneShotState<Value>>
 
 /// The state of a OneShot.
 struct OneShotState<Value: Sendable>: OneShotStorage {
-    var continuation: UnsafeContinuation<Value, any Error>?
+    var continuation: CheckedContinuation<Value, any Error>?
     var early: Result<Value, any Error>?
     var done = false
 
@@ -27,7 +26,7 @@ struct OneShotState<Value: Sendable>: OneShotStorage {
 /// What a `Locked` needs to be a one-shot waiter.
 protocol OneShotStorage {
     associatedtype Value: Sendable
-    var continuation: UnsafeContinuation<Value, any Error>? { get set }
+    var continuation: CheckedContinuation<Value, any Error>? { get set }
     var early: Result<Value, any Error>? { get set }
     var done: Bool { get set }
     init()
@@ -40,7 +39,7 @@ extension Locked where Value: OneShotStorage {
     }
 
     /// Hands the result to `continuation`, at once if it is already there.
-    func set(_ continuation: UnsafeContinuation<Value.Value, any Error>) {
+    func set(_ continuation: CheckedContinuation<Value.Value, any Error>) {
         let early: Result<Value.Value, any Error>? = withLock { state in
             if let early = state.early {
                 state.early = nil
@@ -54,7 +53,7 @@ extension Locked where Value: OneShotStorage {
 
     /// Sets the result; ignored after the first call.
     func resume(_ result: Result<Value.Value, any Error>) {
-        let continuation: UnsafeContinuation<Value.Value, any Error>? = withLock { state in
+        let continuation: CheckedContinuation<Value.Value, any Error>? = withLock { state in
             guard !state.done else { return nil }
             state.done = true
             if let continuation = state.continuation {
@@ -79,7 +78,7 @@ extension Locked where Value: OneShotStorage {
     var value: Value.Value {
         get async throws {
             if let done = completedResult { return try done.get() }
-            return try await withUnsafeThrowingContinuation { set($0) }
+            return try await withCheckedThrowingContinuation { set($0) }
         }
     }
 }

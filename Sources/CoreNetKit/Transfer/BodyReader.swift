@@ -22,8 +22,8 @@ struct ReceivedResponse: Sendable {
 }
 
 /// Pulls one response body, once, for every transport: collects it into memory under the size
-/// budget, writes it to a file, or hands it to a streaming reader; reports download progress and
-/// each piece's arrival (the idle timeout) as it goes.
+/// budget, writes it to a file, or hands it to a streaming reader; reports download progress as
+/// it goes. The deadline and the idle timeout are the exchange's (``ExchangeDriver``).
 struct BodyReader: Sendable {
     /// The most bytes collected into memory.
     let memoryLimit: Int
@@ -33,9 +33,6 @@ struct BodyReader: Sendable {
     /// made once a context watches (a context may start watching while the body arrives); `nil`
     /// when nobody can watch.
     let progressWatch: ProgressWatch?
-    /// The exchange's deadline, told of each piece; `nil` without one. The timer itself, not an
-    /// existential: a copy is a retain.
-    let activity: ExchangeTimer?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
 
@@ -84,7 +81,8 @@ struct BodyReader: Sendable {
         var written: Int64 = 0
         for try await chunk in response.body {
             if let fileLimit, offset + written + Int64(chunk.count) > fileLimit {
-                throw BaseServerError.responseTooLarge(limit: fileLimit, statusCode: response.statusCode)
+                throw BaseServerError.responseTooLarge(
+                    limit: fileLimit, setting: "maximumDownloadSize", statusCode: response.statusCode)
             }
             do {
                 try handle.write(contentsOf: chunk)
@@ -106,9 +104,7 @@ struct BodyReader: Sendable {
         let expected = response.expectedLength
         var forwarded: Int64 = 0
         for try await chunk in response.body {
-            activity?.waitingForReader()
             await stream.receive(chunk)
-            activity?.readerCaughtUp()
             try Task.checkCancellation()
             forwarded += Int64(chunk.count)
             arrived(total: forwarded, expected: expected)
@@ -119,7 +115,6 @@ struct BodyReader: Sendable {
     }
 
     private func arrived(total: Int64, expected: Int64?) {
-        activity?.touch()
         progressWatch?.watchedTransfer()?.report(.download, completed: total, expected: expected ?? -1)
     }
 }

@@ -90,20 +90,19 @@ final class RequestTransfer: Sendable {
         if case .deliver(let progress, let sink) = action { sink(progress, direction) }
     }
 
-    /// Sends `request` through `transport` and reads its body with `reader`. A download goes to
+    /// Sends `request` with `open` (the exchange, within its deadline) and reads its body with
+    /// `reader`. A download goes to
     /// a scratch file next to its destination and is moved into place when it arrived with a 2xx
     /// status (a `206` that resumes is appended to the kept partial file first); the streamed
     /// body and the scratch file are removed before this returns or throws, unless a failed
     /// download keeps its bytes.
     func send(
-        _ request: TransportRequest, for serverRequest: ServerRequest, through transport: any Transport,
-        reader: BodyReader
+        _ request: TransportRequest, for serverRequest: ServerRequest,
+        opening open: @Sendable (TransportRequest) async throws -> TransportResponse, reader: BodyReader
     ) async throws -> ReceivedResponse {
         defer { temporaryFiles.removeAll() }
         guard let destination = Self.destination(of: serverRequest) else {
-            let response = try await transport.send(request)
-            reader.activity?.touch()
-            return try await Exchange.read(response, for: serverRequest, reader: reader)
+            return try await Exchange.read(open(request), for: serverRequest, reader: reader)
         }
         let directory = destination.deletingLastPathComponent()
         do {
@@ -130,8 +129,7 @@ final class RequestTransfer: Sendable {
             if keeps { temporaryFiles.forget(scratch) }
             let received: ReceivedResponse
             do {
-                let response = try await transport.send(request)
-                reader.activity?.touch()
+                let response = try await open(request)
                 receivedHead(status: response.statusCode, headers: response.headers)
                 if (200..<300).contains(response.statusCode) {
                     let offset = state.withLock { $0.resume.downloadOffset }

@@ -12,8 +12,9 @@ import Foundation
 ///
 /// A ``Transport`` returns it with the response head; the pipeline iterates it once, at its own
 /// pace, and keeps the request's deadline and size budget while it does. Whoever reads decides
-/// the pace: AsyncHTTPClient's body applies backpressure to the socket, URLSession's fills a
-/// bounded buffer and suspends its task while the buffer is full.
+/// the pace: past ``Transport/bodyBufferLimit`` unread bytes the transport is told to pause
+/// (AsyncHTTPClient then stops reading the socket; URLSession suspends its task on Apple
+/// platforms).
 ///
 /// Stopping early (breaking out of the loop, cancelling the reading Task, or dropping the body
 /// unread) ends the exchange: the transport closes the connection.
@@ -27,7 +28,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     enum Storage: Sendable {
         case data(Data)
         case sequence(@Sendable () -> AsyncIterator.Source)
-        case buffer(BodyBuffer.Owner)
+        case exchange(ExchangeDriver.Owner)
     }
 
     let storage: Storage
@@ -52,7 +53,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         switch storage {
         case .data(let data): AsyncIterator(source: .data(data.isEmpty ? nil : data))
         case .sequence(let make): AsyncIterator(source: make())
-        case .buffer(let owner): AsyncIterator(source: .buffer(BodyBuffer.Reader(owner)))
+        case .exchange(let owner): AsyncIterator(source: .exchange(ExchangeDriver.Reader(owner)))
         }
     }
 
@@ -61,7 +62,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         enum Source {
             case data(Data?)
             case next(() async throws -> Data?)
-            case buffer(BodyBuffer.Reader)
+            case exchange(ExchangeDriver.Reader)
         }
 
         var source: Source
@@ -79,7 +80,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
                     if !chunk.isEmpty { return chunk }
                 }
                 return nil
-            case .buffer(let reader):
+            case .exchange(let reader):
                 return try await reader.next()
             }
         }
@@ -94,7 +95,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public func collect(upTo limit: Int) async throws -> Data {
         var data = Data()
         for try await chunk in self {
-            guard data.count + chunk.count <= limit else { throw BaseServerError.responseTooLarge(limit: limit) }
+            guard data.count + chunk.count <= limit else {
+                throw BaseServerError.responseTooLarge(limit: Int64(limit), setting: nil)
+            }
             data.append(chunk)
         }
         return data

@@ -26,9 +26,10 @@ public struct StubTransport: Transport {
     private let latency: Duration
     private let clock: any NetworkClock
     private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
-    /// Whether it answers without waiting (a canned answer, no latency): then no deadline can
-    /// pass while it works, and the pipeline runs it in the caller's Task (``TransportTraits``).
-    let answersAtOnce: Bool
+    /// The answer of a stub made with ``response(status:body:headers:latency:)``,
+    /// ``json(_:status:latency:)`` or ``failing(with:latency:)`` without latency: reported as soon
+    /// as the exchange starts, with no Task to run.
+    private let canned: Result<(status: Int, headers: HTTPHeaders, body: Data), any Error>?
 
     /// Creates a stub that answers every request with `respond`, after `latency`.
     public init(
@@ -36,26 +37,29 @@ public struct StubTransport: Transport {
         clock: any NetworkClock = SystemClock(),
         _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
     ) {
-        self.init(latency: latency, clock: clock, answersAtOnce: false, respond)
-    }
-
-    private init(
-        latency: Duration, clock: any NetworkClock, answersAtOnce: Bool,
-        _ respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
-    ) {
         self.latency = latency
         self.clock = clock
         self.respond = respond
-        self.answersAtOnce = answersAtOnce && latency <= .zero
+        self.canned = nil
+    }
+
+    private init(
+        latency: Duration, canned: Result<(status: Int, headers: HTTPHeaders, body: Data), any Error>
+    ) {
+        self.latency = latency
+        self.clock = SystemClock()
+        self.canned = latency > .zero ? nil : canned
+        self.respond = { request in
+            let (status, headers, body) = try canned.get()
+            return TransportResponse(statusCode: status, headers: headers, body: body, url: request.url)
+        }
     }
 
     /// A stub that answers every request with `status`, `body` and `headers`.
     public static func response(
         status: Int = 200, body: Data = Data(), headers: HTTPHeaders = [:], latency: Duration = .zero
     ) -> StubTransport {
-        StubTransport(latency: latency, clock: SystemClock(), answersAtOnce: true) { request in
-            TransportResponse(statusCode: status, headers: headers, body: body, url: request.url)
-        }
+        StubTransport(latency: latency, canned: .success((status, headers, body)))
     }
 
     /// A stub that answers every request with the JSON text `json` and `status`.
@@ -67,7 +71,23 @@ public struct StubTransport: Transport {
 
     /// A stub that fails every request with `error` (for example `URLError(.notConnectedToInternet)`).
     public static func failing(with error: any Error, latency: Duration = .zero) -> StubTransport {
-        StubTransport(latency: latency, clock: SystemClock(), answersAtOnce: true) { _ in throw error }
+        StubTransport(latency: latency, canned: .failure(error))
+    }
+
+    public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
+        guard let canned else {
+            return SendingTask(request, events: events) { try await send($0) }
+        }
+        request.body.reportSent(request.body.length ?? 0)
+        switch canned {
+        case .success(let (status, headers, body)):
+            events.head(statusCode: status, headers: headers, url: request.url)
+            events.chunk(body)
+            events.end()
+        case .failure(let error):
+            events.fail(error)
+        }
+        return Answered()
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
@@ -78,5 +98,12 @@ public struct StubTransport: Transport {
         // A body the stub is given is "sent" as a whole: its progress is reported at once.
         request.body.reportSent(request.body.length ?? 0)
         return try await respond(request)
+    }
+
+    /// The exchange of a canned answer: over before the pipeline can ask anything of it.
+    private struct Answered: TransportExchange {
+        func pause() {}
+        func resume() {}
+        func cancel() {}
     }
 }

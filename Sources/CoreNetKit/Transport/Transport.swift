@@ -12,30 +12,132 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends one HTTP request and returns its response head, with the body to pull: the seam
-/// between CoreNetKit and an HTTP client.
+/// Sends HTTP requests: the seam between CoreNetKit and an HTTP client.
 ///
-/// A transport only moves bytes and reports the head. Everything that watches a body — the
-/// request's deadline and size budget, progress, writing a download to its file, keeping
-/// partial bytes for a resume, streaming to a reader, collecting for decoding — happens in the
-/// pipeline, once, for every transport, while it pulls ``TransportResponse/body``.
+/// A transport only moves bytes. Everything that watches an exchange — the request's deadline
+/// and idle timeout, the size budget, backpressure, cancellation, progress, writing a download
+/// to its file, streaming to a reader, collecting for decoding — happens in the pipeline, once,
+/// for every transport, on the one path ``start(_:events:)`` opens.
 ///
-/// Implementations are `Sendable`, follow redirects themselves (never sending `Authorization`,
-/// `Proxy-Authorization` or `Cookie` to another origin), honour Task cancellation (a cancelled
-/// Task cancels the request on the wire and throws), and report failures as they come; the
-/// pipeline maps them to ``BaseServerError`` once. ``URLSessionTransport`` is the default;
-/// ``StubTransport`` answers from closures for unit tests. The article <doc:Transports> shows a
-/// complete custom transport.
+/// There are two ways to write one, and a transport implements either:
+/// - **`send(_:)`**, the simple one: return the response head with its body to pull
+///   (``TransportResponse``). The pipeline runs it in a Task of its own, pulls the body as fast
+///   as the reader takes it (pausing past ``bodyBufferLimit`` unread bytes) and cancels that Task
+///   when the request is cancelled or its deadline passes.
+/// - **`start(_:events:)`**, the event source: begin the exchange, report what happens to
+///   ``TransportEvents`` (the head, each chunk of the body, the end or a failure) from any
+///   thread, and return a ``TransportExchange`` the pipeline tells to pause, resume or cancel.
+///   ``URLSessionTransport`` works this way, straight from its delegate's callbacks.
+///
+/// Each has a default made from the other, so a transport that implements neither does not
+/// work. Implementations are `Sendable` and follow redirects themselves (never sending
+/// `Authorization`, `Proxy-Authorization` or `Cookie` to another origin); failures are reported
+/// as they come and the pipeline maps them to ``BaseServerError`` once. ``StubTransport``
+/// answers from closures for unit tests. The article <doc:Transports> shows complete custom
+/// transports of both kinds.
 public protocol Transport: Sendable {
+    /// Begins the exchange of `request` and returns at once; what happens is reported to
+    /// `events`, in order: the head, the chunks of the body, then the end or a failure.
+    ///
+    /// The pipeline keeps the deadline: when it passes, or the request is cancelled, or the
+    /// reader stops early, the returned exchange is told to ``TransportExchange/cancel()``.
+    ///
+    /// The default runs ``send(_:)`` in a Task and reports what it returns.
+    func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange
+
     /// Sends `request` and returns as soon as the final response head (after redirects and any
     /// `1xx`) has arrived; the body follows in the response's ``TransportResponse/body``.
     ///
-    /// The pipeline keeps the request's deadline over the whole exchange: it cancels the calling
-    /// Task, or stops pulling the body, when time is up. Errors of the body (a connection lost
-    /// mid-body) are thrown by the body's iterator.
+    /// Errors of the body (a connection lost mid-body) are thrown by the body's iterator; a
+    /// cancelled Task cancels the request on the wire and throws.
+    ///
+    /// The default starts the exchange with ``start(_:events:)`` (no deadline) and returns its head.
     ///
     /// - Throws: the transport's own error (for example `URLError`) or `CancellationError`.
     func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// The most unread body bytes the pipeline keeps before it tells the exchange to pause (it
+    /// tells it to go on once half were read). A transport that cannot pause fails the body with
+    /// ``BaseServerError/Code-swift.struct/responseTooLarge`` once 64 times this many wait.
+    /// 1 MiB by default.
+    var bodyBufferLimit: Int { get }
+}
+
+extension Transport {
+    public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
+        SendingTask(request, events: events) { try await send($0) }
+    }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let limits = ExchangeStateMachine.Limits(
+            timeout: .infinity, idle: nil, bufferLimit: bodyBufferLimit, holdsHeadForBody: request.bodyIsCollected)
+        return try await ExchangeDriver.send(request, through: self, limits: limits, clock: SystemClock())
+    }
+
+    public var bodyBufferLimit: Int { 1 << 20 }
+}
+
+/// A running exchange, as the pipeline controls it: what ``Transport/start(_:events:)`` returns.
+///
+/// The pipeline calls these from any thread, after the exchange was started, and each may come
+/// more than once or after the exchange ended: an implementation makes them cheap and idempotent.
+/// ``pause()`` and ``resume()`` are called in the order the pipeline decided them, under its
+/// lock: they must return at once and report no event from inside. ``cancel()`` may report its
+/// failure from inside.
+public protocol TransportExchange: Sendable {
+    /// The reader is behind: report no more chunks for now (a few already on their way may
+    /// still arrive). A transport that cannot pause does nothing.
+    func pause()
+    /// The reader wants more: go on reading after ``pause()``.
+    func resume()
+    /// Stop the exchange and close its connection; then report a failure (any error: the
+    /// pipeline already knows why it cancelled) or nothing.
+    func cancel()
+}
+
+/// Where a transport reports what happens to one exchange: from any thread, one event at a
+/// time, in order — ``head(statusCode:headers:url:)``, then ``chunk(_:)`` for each piece of the
+/// body, then ``end()`` or ``fail(_:)`` (which may also come instead of the head).
+///
+/// Events after the end, a failure or a cancellation are ignored; a chunk before the head
+/// fails the exchange. A transport that keeps requests in a queue of its own before sending
+/// them reports ``queued()`` from `start` and ``sending()`` when one leaves the queue, so the
+/// deadline does not count the wait.
+public struct TransportEvents: Sendable {
+    let driver: ExchangeDriver
+
+    init(driver: ExchangeDriver) { self.driver = driver }
+
+    /// The request waits in the transport's own queue (report it from `start`, before returning).
+    public func queued() {
+        driver.transportEvent { machine, _ in machine.queued() }
+    }
+
+    /// The request left the transport's queue and is being sent: its deadline starts.
+    public func sending() {
+        driver.transportEvent { machine, now in machine.sending(now: now) }
+    }
+
+    /// The final response head arrived (after redirects and any `1xx`).
+    public func head(statusCode: Int, headers: HTTPHeaders, url: URL?) {
+        let head = ExchangeHead(statusCode: statusCode, headers: headers, url: url)
+        driver.transportEvent { machine, now in machine.receivedHead(head, now: now) }
+    }
+
+    /// A piece of the body arrived (after the transport's decompression).
+    public func chunk(_ data: Data) {
+        driver.transportEvent { machine, now in machine.receivedChunk(data, now: now) }
+    }
+
+    /// The whole body arrived.
+    public func end() {
+        driver.transportEvent { machine, now in machine.ended(now: now) }
+    }
+
+    /// The exchange failed with `error` (before the head, or in the body).
+    public func fail(_ error: any Error) {
+        driver.transportEvent { machine, now in machine.failed(error, now: now) }
+    }
 }
 
 /// What a ``Transport`` sends: method, URL, header fields and body as plain values.
@@ -57,20 +159,11 @@ public struct TransportRequest: Sendable {
     /// of its own (URLSession's idle timeout, AsyncHTTPClient's deadline to the head).
     public var timeout: TimeInterval
     /// Whether the sender reads the whole body before it uses any of it (the pipeline sets it
-    /// for every request whose body is not streamed to service code). A transport may then hold
-    /// the head back until the first bytes of the body arrive and hand both over at once:
-    /// ``URLSessionTransport`` does, which spares a small response a wake-up of the waiting Task.
-    /// `false` by default: the head is handed over as soon as it arrives.
+    /// for every request whose body is not streamed to service code). The pipeline then hands
+    /// the head over with the first bytes of the body (or its end), which spares a small
+    /// response a wake-up of the waiting Task, whatever the transport. `false` by default: the
+    /// head is handed over as soon as it arrives.
     public var bodyIsCollected = false
-    /// Set by the pipeline for a transport that queues requests before sending them
-    /// (``URLSessionTransport`` with a per-host limit): the transport calls it when the request
-    /// leaves its queue, and the deadline starts then.
-    var beingSent: (@Sendable () -> Void)?
-    /// Set by the pipeline when the exchange runs in the caller's Task (a transport that
-    /// ``TransportTraits`` says can be cancelled without its Task): the transport gives it the
-    /// action that ends the exchange, which runs when the request's deadline passes.
-    var deadline: (any ExchangeActivity)?
-
     /// Creates a transport request.
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .none,
@@ -169,31 +262,5 @@ public struct TransportResponse: Sendable {
             length >= 0
         else { return nil }
         return length
-    }
-}
-
-/// What the pipeline needs to know of a transport, found once when a configuration is given
-/// it rather than by a cast on every request.
-struct TransportTraits: Sendable {
-    /// Requests may wait in the transport before they are sent (``URLSessionTransport`` with a
-    /// per-host limit): the deadline starts when one is sent.
-    let queuesRequests: Bool
-    /// The exchange can run in the caller's Task: the transport hands the deadline an action
-    /// that cancels it (``URLSessionTransport``) or answers without waiting (a canned
-    /// ``StubTransport``). Any other transport is cancelled through a Task of its own, with a
-    /// grace for one that ignores it.
-    let runsInCallersTask: Bool
-
-    init(_ transport: any Transport) {
-        if let urlSession = transport as? URLSessionTransport {
-            queuesRequests = urlSession.queuesRequests
-            runsInCallersTask = true
-        } else if let stub = transport as? StubTransport {
-            queuesRequests = false
-            runsInCallersTask = stub.answersAtOnce
-        } else {
-            queuesRequests = false
-            runsInCallersTask = false
-        }
     }
 }

@@ -12,34 +12,42 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The in-flight state of one task: who waits for its head, and the buffer its body goes to.
+/// One task's exchange: what the session's delegate hears of it, reported to the pipeline's
+/// ``TransportEvents``, and the task the pipeline pauses, resumes or cancels.
 ///
-/// Its mutable fields need no lock of their own, for two reasons that hold together:
-/// - It is created by the sending Task and published to the delegate only through
-///   `SessionDelegate`'s locked table, and every delegate callback looks it up through that same
-///   lock, so the creation happens before any callback reads it.
-/// - After that, its `var`s are read and written only by delegate callbacks, and URLSession runs
-///   those one at a time on the session's delegate queue, an `OperationQueue` with
+/// Its delegate-side `var`s need no lock of their own, for two reasons that hold together:
+/// - They are set up before the exchange is published to the delegate, which happens only
+///   through `SessionDelegate`'s locked table, and every delegate callback looks it up through
+///   that same lock.
+/// - After that they are read and written only by delegate callbacks, and URLSession runs those
+///   one at a time on the session's delegate queue, an `OperationQueue` with
 ///   `maxConcurrentOperationCount = 1` (see `URLSessionTransport.init`).
-/// Other threads (the cancellation handler, the body's reader) touch only its `let`s, `gate`
-/// and `buffer`, which have locks of their own.
+/// What other threads touch (pausing, resuming, cancelling) is in `control`, under its lock.
 // safe: see above — published under the delegate's lock, then mutated only on one serial queue
-final class TaskState: @unchecked Sendable {
+final class URLSessionExchange: TransportExchange, @unchecked Sendable {
+    private struct Control {
+        var task: SessionTask?
+        var cancelled = false
+        /// Takes the request out of the host's queue; `false` once it was let through.
+        var leaveQueue: (@Sendable () -> Bool)?
+    }
+
     let request: TransportRequest
-    let gate: CancelGate
-    let bufferLimit: Int
+    let events: TransportEvents
+    let gate = CancelGate()
+    private let control = Locked(Control())
     /// Runs once, when the task completed: frees the host's slot and removes a spooled body.
-    let completed: @Sendable () -> Void
-    /// Waits for the head; `nil` once it was resumed.
-    var continuation: CheckedContinuation<TransportResponse, any Error>?
+    /// Set before the exchange is published to the delegate.
+    var completed: @Sendable () -> Void = {}
     var response: HTTPURLResponse?
-    var buffer: BodyBuffer?
     var received: Int64 = 0
     /// How many bytes make the whole body, when the head says so plainly: its `Content-Length`,
     /// without a `Content-Encoding` (libcurl would count the inflated bytes) or a
     /// `Transfer-Encoding` (which overrides the length). The body ends when they have arrived,
     /// without waiting for the task to complete.
-    var completeLength: Int64?
+    private var completeLength: Int64?
+    /// Whether the end of the body was reported (at its announced length, or on completion).
+    private var ended = false
     /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
     /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
     var declinedChallenge = false
@@ -50,22 +58,66 @@ final class TaskState: @unchecked Sendable {
     /// why, in words. The task then ends in a trust failure rather than as cancelled.
     var trustFailure: String?
 
-    init(
-        request: TransportRequest, continuation: CheckedContinuation<TransportResponse, any Error>, gate: CancelGate,
-        bufferLimit: Int, completed: @escaping @Sendable () -> Void
-    ) {
+    init(request: TransportRequest, events: TransportEvents) {
         self.request = request
-        self.continuation = continuation
-        self.gate = gate
-        self.bufferLimit = bufferLimit
-        self.completed = completed
+        self.events = events
     }
 
-    /// The head arrived: hands it over now, or, for a sender that reads the whole body before
-    /// using any of it (``TransportRequest/bodyIsCollected``), with the first bytes of the body
-    /// (``receive(_:task:)``) or when the task completes: for a small body that is one wake-up
-    /// of the sender instead of three (the head, the bytes, the end).
-    func receiveHead(_ http: HTTPURLResponse, task: URLSessionTask) {
+    // MARK: Control, from any thread
+
+    /// The request waits for a connection slot; `leave` takes it out of the queue.
+    func waitsInQueue(_ leave: @escaping @Sendable () -> Bool) {
+        control.withLock { $0.leaveQueue = leave }
+    }
+
+    /// Gives the exchange its task; `false` (and the task must not run) if it was cancelled.
+    func attach(_ task: URLSessionTask) -> Bool {
+        control.withLock { control in
+            control.leaveQueue = nil
+            guard !control.cancelled else { return false }
+            control.task = SessionTask(task: task)
+            return true
+        }
+    }
+
+    func pause() {
+        // FoundationNetworking's suspend() takes the transfer off libcurl's multi handle and
+        // resume() starts it over from the beginning (measured: a 50 MB body arrived as 80 MB),
+        // so there is no way to pause a body on Linux: the pipeline's hard limit bounds it.
+        #if !canImport(FoundationNetworking)
+        control.withLock { $0.task?.task.suspend() }
+        #endif
+    }
+
+    func resume() {
+        #if !canImport(FoundationNetworking)
+        control.withLock { $0.task?.task.resume() }
+        #endif
+    }
+
+    func cancel() {
+        let (task, leaveQueue): (SessionTask?, (@Sendable () -> Bool)?) = control.withLock { control in
+            guard !control.cancelled else { return (nil, nil) }
+            control.cancelled = true
+            defer { control.leaveQueue = nil }
+            return (control.task, control.leaveQueue)
+        }
+        if let leaveQueue, leaveQueue() {
+            events.fail(CancellationError())
+        }
+        if let task {
+            // From a Dispatch thread: FoundationNetworking's `cancel()` waits (`sync`) for the
+            // session's work queue, which may be busy for seconds (inflating a large compressed
+            // body); blocking a thread of Swift's cooperative pool that long stalls every Task.
+            let gate = gate
+            DispatchQueue.global().async { gate.cancel(task.task) }
+        }
+    }
+
+    // MARK: Delegate callbacks, on the session's delegate queue
+
+    /// The final head arrived.
+    func receiveHead(_ http: HTTPURLResponse) {
         response = http
         let length = http.expectedContentLength
         if length >= 0, http.value(forHTTPHeaderField: "Content-Encoding") == nil,
@@ -73,77 +125,52 @@ final class TaskState: @unchecked Sendable {
         {
             completeLength = length
         }
-        if request.bodyIsCollected {
-            // The head is a piece of the response for the idle timeout, handed over or not.
-            request.deadline?.touch()
-        } else {
-            deliverHead(http, task: task)
-        }
+        events.head(statusCode: http.statusCode, headers: SessionDelegate.headers(of: http), url: http.url)
+        endIfComplete()
     }
 
-    /// Bytes of the body arrived: to the buffer, with the head if it waited for them; the body
-    /// ends here when all its announced bytes are in.
-    func receive(_ data: Data, task: URLSessionTask) {
+    /// Bytes of the body arrived; the body ends here when all its announced bytes are in.
+    func receive(_ data: Data) {
         received += Int64(data.count)
-        guard let buffer else {
-            if let response { deliverHead(response, task: task, first: data) }
+        events.chunk(data)
+        endIfComplete()
+    }
+
+    private func endIfComplete() {
+        guard !ended, let completeLength, received >= completeLength else { return }
+        ended = true
+        events.end()
+    }
+
+    /// The task completed, with `error` (already normalised) or without.
+    func complete(error: (any Error)?, task: URLSessionTask) {
+        if let error {
+            events.fail(error)
             return
         }
-        buffer.push(data)
-        if bodyIsComplete { buffer.finish(nil) }
-    }
-
-    /// Whether every byte the head announced has arrived (``completeLength``).
-    private var bodyIsComplete: Bool { completeLength.map { received >= $0 } ?? false }
-
-    /// Hands the head and a body buffer holding `first` to the sender, once.
-    func deliverHead(_ http: HTTPURLResponse, task: URLSessionTask, first: Data? = nil) {
-        guard let continuation else { return }
-        self.continuation = nil
-        let gate = self.gate
-        let box = SuspendableTask(task: task)
-        #if canImport(FoundationNetworking)
-        // FoundationNetworking's suspend() takes the transfer off libcurl's multi handle and
-        // resume() starts it over from the beginning (measured: a 50 MB body arrived as 80 MB),
-        // so there is no way to pause a body on Linux: past its hard limit the buffer fails
-        // instead of growing without bound.
-        let buffer = BodyBuffer(
-            limit: bufferLimit, hardLimit: bufferLimit * URLSessionTransport.linuxBufferMultiple,
-            callbacks: .init(onCancel: { cancelLater(box, gate) }))
-        #else
-        let buffer = BodyBuffer(
-            limit: bufferLimit,
-            callbacks: .init(
-                onPause: { box.task.suspend() }, onResume: { box.task.resume() },
-                onCancel: { cancelLater(box, gate) }))
-        #endif
-        self.buffer = buffer
-        if let first { buffer.push(first) }
-        // Ended before the sender wakes, so that reading a small body never waits.
-        if bodyIsComplete { buffer.finish(nil) }
-        continuation.resume(
-            returning: TransportResponse(
-                statusCode: http.statusCode, headers: SessionDelegate.headers(of: http),
-                body: ResponseBody(storage: .buffer(BodyBuffer.Owner(buffer))), url: http.url))
+        if response == nil, let http = task.response as? HTTPURLResponse {
+            response = http
+            events.head(statusCode: http.statusCode, headers: SessionDelegate.headers(of: http), url: http.url)
+        }
+        guard response != nil else {
+            events.fail(URLError(.networkConnectionLost))
+            return
+        }
+        if !ended {
+            ended = true
+            events.end()
+        }
     }
 }
 
-/// Cancels the task from a Dispatch thread: the body's reader gives up on a thread of Swift's
-/// cooperative pool, and FoundationNetworking's `cancel()` waits (`sync`) for the session's work
-/// queue, which may be busy for seconds (inflating a large compressed body); blocking a
-/// cooperative thread that long stalls every other Task of the process.
-private func cancelLater(_ box: SuspendableTask, _ gate: CancelGate) {
-    DispatchQueue.global().async { gate.cancel(box.task) }
-}
-
-/// Carries a `URLSessionTask` into the body buffer's callbacks.
-private struct SuspendableTask: @unchecked Sendable {  // safe: suspend, resume and cancel are thread-safe
+/// Carries a `URLSessionTask` across threads.
+struct SessionTask: @unchecked Sendable {  // safe: suspend, resume and cancel are thread-safe
     let task: URLSessionTask
 }
 
-/// The session delegate: routes callbacks to each task's ``TaskState``.
+/// The session delegate: routes callbacks to each task's ``URLSessionExchange``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // safe: `states` is Locked
-    private let states = Locked<[Int: TaskState]>([:])
+    private let states = Locked<[Int: URLSessionExchange]>([:])
     /// Extra trust and pins; `nil` leaves every server trust challenge to the system.
     let serverTrust: ServerTrustPolicy?
 
@@ -152,11 +179,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         super.init()
     }
 
-    func register(_ state: TaskState, for identifier: Int) {
+    func register(_ state: URLSessionExchange, for identifier: Int) {
         states.withLock { $0[identifier] = state }
     }
 
-    func state(for task: URLSessionTask) -> TaskState? {
+    func unregister(_ identifier: Int) {
+        _ = states.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    func state(for task: URLSessionTask) -> URLSessionExchange? {
         states.withLock { $0[task.taskIdentifier] }
     }
 
@@ -165,13 +196,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         if let state = state(for: dataTask), let http = response as? HTTPURLResponse {
-            state.receiveHead(http, task: dataTask)
+            state.receiveHead(http)
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        state(for: dataTask)?.receive(data, task: dataTask)
+        state(for: dataTask)?.receive(data)
     }
 
     func urlSession(
@@ -206,17 +237,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             // The challenge was cancelled because the policy refused the certificate.
             error = ServerTrustFailure.error(.serverCertificateUntrusted, url: state.request.url, reason: reason)
         }
-        if state.continuation != nil, error == nil, let http = state.response ?? task.response as? HTTPURLResponse {
-            state.deliverHead(http, task: task)
-        }
-        if let continuation = state.continuation {
-            state.continuation = nil
-            continuation.resume(
-                throwing: error.map { FoundationFault.normalized($0, state: state) }
-                    ?? URLError(.networkConnectionLost))
-            return
-        }
-        state.buffer?.finish(error.map { FoundationFault.normalized($0, state: state) })
+        state.complete(error: error.map { FoundationFault.normalized($0, state: state) }, task: task)
     }
 
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
@@ -277,7 +298,7 @@ extension SessionDelegate {
 /// Apple's URLSession and ``AsyncHTTPClientTransport`` use for the same faults, so that both
 /// transports end a fault in the same ``BaseServerError`` code.
 enum FoundationFault {
-    static func normalized(_ error: any Error, state: TaskState) -> any Error {
+    static func normalized(_ error: any Error, state: URLSessionExchange) -> any Error {
         guard let urlError = error as? URLError else { return error }
         let detail = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
         if let (code, reason) = certificateProblem(detail) {

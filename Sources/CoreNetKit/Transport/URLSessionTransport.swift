@@ -208,79 +208,81 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` and returns at the response head; the body follows through a buffer of at
-    /// most ``bodyBufferLimit`` bytes (see <doc:Transports>). The host's connection slot is held
-    /// until the body has ended.
-    /// Whether requests may wait in the transport for a connection before they are sent.
-    var queuesRequests: Bool { limiter != nil }
-
     /// How many requests wait for a connection now (for the tests).
     var requestsWaitingForAConnection: Int { limiter?.waitingCount ?? 0 }
 
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    /// Begins `request`'s exchange: at once, or once one of the host's connection slots is free
+    /// (reported as ``TransportEvents/queued()`` then ``TransportEvents/sending()``, so the
+    /// deadline does not count the wait). The session's delegate reports the head, each piece of
+    /// the body and the end; the slot is held until the task has completed.
+    public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
+        let exchange = URLSessionExchange(request: request, events: events)
         guard let limiter, let host = HostLimiter.key(for: request.url) else {
-            request.beingSent?()
-            return try await exchange(request, release: nil)
+            begin(exchange, release: nil)
+            return exchange
         }
-        try await limiter.acquire(host)
-        request.beingSent?()
-        return try await exchange(request, release: { limiter.release(host) })
+        events.queued()
+        let admittedAtOnce = Locked(true)
+        let ticket = limiter.enqueue(host) { [self] in
+            events.sending()
+            let release: @Sendable () -> Void = { limiter.release(host) }
+            guard !admittedAtOnce.withLock({ $0 }) else { return begin(exchange, release: release) }
+            // Let through when another request's task completed, on the session's delegate queue:
+            // the task is made and started elsewhere, so that queue goes on with its callbacks.
+            DispatchQueue.global().async { begin(exchange, release: release) }
+        }
+        admittedAtOnce.withLock { $0 = false }
+        if let ticket {
+            exchange.waitsInQueue { limiter.leave(host, ticket: ticket) }
+        }
+        return exchange
     }
 
-    /// Sends `request` through the session; its timeout starts here. `release` runs once, when
-    /// the task has completed (or at once when it could not be made).
-    private func exchange(_ request: TransportRequest, release: (@Sendable () -> Void)?) async throws
-        -> TransportResponse
-    {
-        let task: URLSessionTask
-        var spooled: URL?
-        do {
-            try Task.checkCancellation()
-            if let file = request.body.fileURL {
-                task = session.uploadTask(with: request.urlRequest, fromFile: file)
-            } else if request.body.isStream {
-                // URLSession cannot pull an asynchronous sequence: it goes through a scratch file.
-                let file = try await RequestBodySpool.write(request.body)
-                spooled = file
-                task = session.uploadTask(with: request.urlRequest, fromFile: file)
-            } else {
-                task = session.dataTask(with: request.urlRequest)
-            }
-        } catch {
-            release?()
-            throw error
-        }
-        task.routeBodyRewind(to: delegate)
-        let box = TaskBox(task: task, gate: CancelGate())
-        let bufferLimit = bodyBufferLimit
-        let spooledFile = spooled
-        let completed: @Sendable () -> Void = {
-            if let spooled = spooledFile { try? FileManager.default.removeItem(at: spooled) }
-            release?()
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                let state = TaskState(
-                    request: request, continuation: continuation, gate: box.gate, bufferLimit: bufferLimit,
-                    completed: completed)
-                delegate.register(state, for: task.taskIdentifier)
-                request.deadline?.cancelsWith { box.gate.cancel(box.task) }
-                if Task.isCancelled {
-                    box.gate.cancel(task)
+    /// Makes `exchange`'s task and starts it; `release` runs once, when the task has completed (or
+    /// at once when it could not be made or the exchange was already cancelled).
+    private func begin(_ exchange: URLSessionExchange, release: (@Sendable () -> Void)?) {
+        let request = exchange.request
+        if request.body.isStream {
+            // URLSession cannot pull an asynchronous sequence: it goes through a scratch file.
+            Task {
+                do {
+                    let file = try await RequestBodySpool.write(request.body)
+                    let task = session.uploadTask(with: request.urlRequest, fromFile: file)
+                    run(task, for: exchange) {
+                        try? FileManager.default.removeItem(at: file)
+                        release?()
+                    }
+                } catch {
+                    release?()
+                    exchange.events.fail(error)
                 }
-                task.resume()
             }
-        } onCancel: {
-            box.gate.cancel(box.task)
+            return
         }
+        let task: URLSessionTask
+        if let file = request.body.fileURL {
+            task = session.uploadTask(with: request.urlRequest, fromFile: file)
+        } else {
+            task = session.dataTask(with: request.urlRequest)
+        }
+        run(task, for: exchange, completed: release ?? {})
     }
-}
 
-/// Carries a `URLSessionTask` into the cancellation handler.
-private struct TaskBox: @unchecked Sendable {  // safe: `URLSessionTask.cancel()` is thread-safe
-    let task: URLSessionTask
-    let gate: CancelGate
+    private func run(
+        _ task: URLSessionTask, for exchange: URLSessionExchange, completed: @escaping @Sendable () -> Void
+    ) {
+        task.routeBodyRewind(to: delegate)
+        exchange.completed = completed
+        delegate.register(exchange, for: task.taskIdentifier)
+        guard exchange.attach(task) else {
+            // Cancelled before its task was made: it never runs.
+            delegate.unregister(task.taskIdentifier)
+            completed()
+            exchange.events.fail(CancellationError())
+            return
+        }
+        task.resume()
+    }
 }
 
 /// Serialises cancelling a task with answering its redirect callback.
@@ -311,11 +313,10 @@ final class CancelGate: Sendable {
 }
 
 /// Lets at most `limit` requests per host into the session; the rest wait in FIFO order.
-/// Cancelling a waiting Task removes it from the queue and throws `CancellationError`.
 final class HostLimiter: Sendable {
     private struct Waiter {
-        let id: UInt64
-        let continuation: CheckedContinuation<Void, any Error>
+        let ticket: UInt64
+        let admit: @Sendable () -> Void
     }
     private struct Host {
         var active = 0
@@ -323,7 +324,7 @@ final class HostLimiter: Sendable {
     }
     private struct State {
         var hosts: [String: Host] = [:]
-        var nextId: UInt64 = 0
+        var nextTicket: UInt64 = 0
     }
     private let limit: Int
     private let state = Locked(State())
@@ -337,41 +338,30 @@ final class HostLimiter: Sendable {
         return (url.scheme?.lowercased() ?? "") + "://" + host.lowercased() + port
     }
 
-    func acquire(_ host: String) async throws {
-        let id: UInt64? = state.withLock { state in
+    /// Calls `admit` when a slot of `host` is free: at once (before returning, and then returns
+    /// `nil`), or later, in order (and then returns the ticket ``leave(_:ticket:)`` takes).
+    func enqueue(_ host: String, admit: @escaping @Sendable () -> Void) -> UInt64? {
+        let ticket: UInt64? = state.withLock { state in
             if state.hosts[host, default: Host()].active < limit {
                 state.hosts[host, default: Host()].active += 1
                 return nil
             }
-            state.nextId += 1
-            return state.nextId
+            state.nextTicket += 1
+            state.hosts[host, default: Host()].waiters.append(Waiter(ticket: state.nextTicket, admit: admit))
+            return state.nextTicket
         }
-        guard let id else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // Task.isCancelled is set before `onCancel` runs, so checking it under the lock
-                // leaves no gap: either this sees it, or `onCancel` finds the waiter.
-                let admitted: Bool? = state.withLock { state in
-                    if Task.isCancelled { return nil }
-                    if state.hosts[host, default: Host()].active < limit {  // freed meanwhile
-                        state.hosts[host, default: Host()].active += 1
-                        return true
-                    }
-                    state.hosts[host, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return false
-                }
-                switch admitted {
-                case true?: continuation.resume()
-                case nil: continuation.resume(throwing: CancellationError())
-                case false?: break
-                }
+        if ticket == nil { admit() }
+        return ticket
+    }
+
+    /// Takes the waiter `ticket` out of `host`'s queue; `false` if it was admitted already.
+    func leave(_ host: String, ticket: UInt64) -> Bool {
+        state.withLock { state in
+            guard let index = state.hosts[host]?.waiters.firstIndex(where: { $0.ticket == ticket }) else {
+                return false
             }
-        } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                guard let index = state.hosts[host]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.hosts[host]?.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            state.hosts[host]?.waiters.remove(at: index)
+            return true
         }
     }
 
@@ -395,6 +385,6 @@ final class HostLimiter: Sendable {
             state.hosts[host] = entry
             return waiter
         }
-        next?.continuation.resume()
+        next?.admit()
     }
 }

@@ -62,14 +62,14 @@ import FoundationNetworking
 
             let response = try await URLSessionTransport().send(request)
 
-            guard case .buffer(let owner) = response.body.storage else {
-                Issue.record("the body is not URLSession's buffer")
+            guard case .exchange(let owner) = response.body.storage else {
+                Issue.record("the body is not the exchange's buffer")
                 return
             }
             let length = try #require(response.headers["Content-Length"].flatMap { Int($0) })
             #expect(length > 0)
-            #expect(owner.buffer.bufferedBytes == length)
-            #expect(owner.buffer.hasEnded)
+            #expect(owner.driver.buffered.bytes == length)
+            #expect(owner.driver.buffered.ended)
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(try JSONDecoder().decode(FaultModel.self, from: body).id == 1)
         }

@@ -1,0 +1,197 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Runs one exchange: starts the transport, feeds its events, the reader's and the timer's to
+/// the ``ExchangeStateMachine`` under one lock, and carries out what it decides after the lock:
+/// answers the reader, tells the transport to pause, go on or cancel, and sets the clock's wake.
+///
+/// Every transport takes this one path (``Transport/start(_:events:)``): the deadline, the idle
+/// timeout, backpressure and cancellation are kept here, the same for all of them.
+final class ExchangeDriver: Sendable {
+    private struct State {
+        var machine: ExchangeStateMachine
+        var headWaiter: CheckedContinuation<ExchangeHead, any Error>?
+        var chunkWaiter: CheckedContinuation<Data?, any Error>?
+        var transport: (any TransportExchange)?
+        var wake: ClockWake?
+    }
+
+    /// What to do once the lock is released.
+    private struct Work {
+        var head: (CheckedContinuation<ExchangeHead, any Error>, Result<ExchangeHead, any Error>)?
+        var chunk: (CheckedContinuation<Data?, any Error>, Result<Data?, any Error>)?
+        var cancel: (any TransportExchange)?
+    }
+
+    private let state: Locked<State>
+    private let clock: any NetworkClock
+    private let start: any InstantProtocol<Duration>
+
+    private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock) {
+        self.clock = clock
+        self.start = clock.now
+        self.state = Locked(State(machine: ExchangeStateMachine(limits: limits)))
+    }
+
+    /// Sends `request` through `transport` within `limits` on `clock`, and returns at the response
+    /// head; the body is read from the returned response, and stopping early (dropping it)
+    /// cancels the transport.
+    ///
+    /// - Throws: the transport's error, ``BaseServerError/Code-swift.struct/timeout``, or
+    ///   `CancellationError` when the calling Task is cancelled.
+    static func send(
+        _ request: TransportRequest, through transport: any Transport, limits: ExchangeStateMachine.Limits,
+        clock: any NetworkClock
+    ) async throws -> TransportResponse {
+        let driver = ExchangeDriver(limits: limits, clock: clock)
+        let head = try await withTaskCancellationHandler {
+            try Task.checkCancellation()
+            let exchange = transport.start(request, events: TransportEvents(driver: driver))
+            driver.started(exchange)
+            return try await driver.head()
+        } onCancel: {
+            driver.readerLeft()
+        }
+        return TransportResponse(
+            statusCode: head.statusCode, headers: head.headers,
+            body: ResponseBody(storage: .exchange(Owner(driver))), url: head.url)
+    }
+
+    /// The time on the clock since the exchange began.
+    private var now: Duration { clock.elapsed(since: start) }
+
+    // MARK: Events
+
+    private func started(_ exchange: any TransportExchange) {
+        let now = now
+        handle { state in
+            state.transport = exchange
+            return state.machine.transportStarted(now: now)
+        }
+    }
+
+    func transportEvent(_ event: (inout ExchangeStateMachine, Duration) -> ExchangeStateMachine.Output) {
+        let now = now
+        handle { event(&$0.machine, now) }
+    }
+
+    private func head() async throws -> ExchangeHead {
+        try await withCheckedThrowingContinuation { continuation in
+            handle { state in
+                state.headWaiter = continuation
+                return state.machine.readerWantsHead()
+            }
+        }
+    }
+
+    /// The next chunk of the body, `nil` at its end.
+    fileprivate func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let now = now
+                handle { state in
+                    state.chunkWaiter = continuation
+                    return state.machine.readerWantsChunk(now: now)
+                }
+            }
+        } onCancel: {
+            readerLeft()
+        }
+    }
+
+    /// The reader is gone before the end: the transport is cancelled.
+    fileprivate func readerLeft() {
+        handle { $0.machine.readerLeft() }
+    }
+
+    private func timerFired() {
+        let now = now
+        handle { state in
+            state.wake = nil
+            return state.machine.timerFired(now: now)
+        }
+    }
+
+    /// The unread bytes and whether the transport has ended the body (for tests).
+    var buffered: (bytes: Int, ended: Bool) {
+        state.withLock { ($0.machine.bufferedBytes, $0.machine.transportHasEnded) }
+    }
+
+    // MARK: Carrying out
+
+    private func handle(_ event: (inout State) -> ExchangeStateMachine.Output) {
+        let work: Work = state.withLock { state in
+            let output = event(&state)
+            var work = Work()
+            switch output.answer {
+            case nil: break
+            case .head(let head)?:
+                if let waiter = state.headWaiter { work.head = (waiter, .success(head)) }
+                state.headWaiter = nil
+            case .chunk(let chunk)?:
+                if let waiter = state.chunkWaiter { work.chunk = (waiter, .success(chunk)) }
+                state.chunkWaiter = nil
+            case .end?:
+                if let waiter = state.chunkWaiter { work.chunk = (waiter, .success(nil)) }
+                state.chunkWaiter = nil
+            case .failure(let error)?:
+                if let waiter = state.headWaiter { work.head = (waiter, .failure(error)) }
+                if let waiter = state.chunkWaiter { work.chunk = (waiter, .failure(error)) }
+                state.headWaiter = nil
+                state.chunkWaiter = nil
+            }
+            if let command = output.command, let transport = state.transport {
+                switch command {
+                // In the order decided: a pause and a resume carried out after the lock could
+                // pass each other and leave a transport paused for good.
+                case .pause: transport.pause()
+                case .resume: transport.resume()
+                case .cancel: work.cancel = transport
+                }
+            }
+            // The clock is set under the lock, so wakes are set in the order they were decided;
+            // no clock calls back while it is being set.
+            switch output.wake {
+            case nil: break
+            case .cancel?:
+                state.wake?.cancel()
+                state.wake = nil
+            case .at(let time)?:
+                state.wake?.cancel()
+                state.wake = clock.wake(after: time - now) { [weak self] in self?.timerFired() }
+            }
+            return work
+        }
+        work.cancel?.cancel()
+        if let (waiter, result) = work.head { waiter.resume(with: result) }
+        if let (waiter, result) = work.chunk { waiter.resume(with: result) }
+    }
+
+    /// What a ``ResponseBody`` holds: when the last copy of the body and its iterators are gone
+    /// before the end, the transport is cancelled.
+    final class Owner: Sendable {
+        let driver: ExchangeDriver
+
+        init(_ driver: ExchangeDriver) { self.driver = driver }
+
+        deinit { driver.readerLeft() }
+    }
+
+    /// The reading side of a body: dropping it before the end cancels the transport.
+    final class Reader: Sendable {
+        let owner: Owner
+
+        init(_ owner: Owner) { self.owner = owner }
+
+        func next() async throws -> Data? { try await owner.driver.next() }
+
+        deinit { owner.driver.readerLeft() }
+    }
+}

@@ -1,0 +1,484 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The head of a response as a transport reports it.
+struct ExchangeHead: Sendable {
+    var statusCode: Int
+    var headers: HTTPHeaders
+    var url: URL?
+}
+
+/// One request's exchange with its transport, as a value: events in, what to do out.
+///
+/// It holds everything that decides the exchange's course — whether the transport still queues
+/// the request, the deadline and the idle timeout, the response head, the body's chunks waiting
+/// for the reader with their backpressure, how the transport ended, and who waits for what — so
+/// that "the head is delivered", "the body ended" and "the exchange failed" are each decided in
+/// one place. Its events come from the transport (``TransportEvents``), from the reader of the
+/// body and from the timer; each returns an ``Output`` that ``ExchangeDriver`` carries out after
+/// its lock: answer the reader, tell the transport to pause, go on or cancel, and set the timer.
+/// Times are durations on the configuration's clock since the exchange began.
+///
+/// The phases, in order:
+/// ```
+/// queued ──sending──▶ waitingForHead ──head──▶ receiving ──end/fail, read to the end──▶ closed
+///                            │                     │
+///                            └──────deadline──▶ expired ──transport wound down / grace──▶ closed
+/// ```
+/// A reader that leaves (or whose Task is cancelled) closes the exchange from any phase; events
+/// that arrive after `closed` change nothing.
+struct ExchangeStateMachine {
+    /// The limits one exchange keeps.
+    struct Limits: Sendable {
+        /// The total deadline from the request being sent to the last byte read; `nil` for none.
+        var total: Duration?
+        /// The longest silence of the server while the reader waits; `nil` for none.
+        var idle: Duration?
+        /// Past this many unread bytes the transport is told to pause; at half, to go on.
+        var bufferLimit: Int
+        /// Past this many unread bytes (a transport that cannot pause) the body fails with
+        /// `responseTooLarge` and the transport is cancelled.
+        var hardBufferLimit: Int
+        /// Whether the reader reads the whole body before it uses any of it: then the head is
+        /// handed over with the first bytes of the body (or its end), one wake-up instead of two.
+        var holdsHeadForBody: Bool
+        /// How long an expired transport may take to wind down before the reader is answered
+        /// without it.
+        var grace: Duration = .seconds(2)
+
+        init(
+            timeout: TimeInterval, idle: TimeInterval?, bufferLimit: Int, holdsHeadForBody: Bool = false
+        ) {
+            total = Self.duration(timeout)
+            self.idle = idle.flatMap(Self.duration)
+            self.bufferLimit = max(bufferLimit, 1)
+            hardBufferLimit = max(bufferLimit, 1) * 64
+            self.holdsHeadForBody = holdsHeadForBody
+        }
+
+        /// `seconds` as a duration, `nil` unless finite and positive.
+        static func duration(_ seconds: TimeInterval) -> Duration? {
+            guard seconds.isFinite, seconds > 0 else { return nil }
+            return .nanoseconds(Int64(min(seconds * 1e9, 9.2e18).rounded()))
+        }
+    }
+
+    enum Phase: Equatable {
+        /// The transport holds the request in a queue of its own; the deadline does not run.
+        case queued
+        /// The request is being sent; no head yet.
+        case waitingForHead
+        /// The head arrived; the body flows until the transport ends it and the reader reads it.
+        case receiving
+        /// The deadline passed: the transport was told to cancel, and the reader is answered with
+        /// the timeout when the transport has wound down or the grace has passed.
+        case expired
+        /// The reader has had its last answer, or left. Nothing happens any more.
+        case closed
+    }
+
+    /// What the reader is answered.
+    enum Answer {
+        case head(ExchangeHead)
+        case chunk(Data)
+        case end
+        case failure(any Error)
+    }
+
+    /// What the transport is told.
+    enum Command: Equatable {
+        /// The reader is behind: stop for now.
+        case pause
+        /// The reader wants more: go on, or pull the next chunk.
+        case resume
+        case cancel
+    }
+
+    /// What the timer is told: wake at a time (replacing the wake set before), or never.
+    enum Wake: Equatable {
+        case at(Duration)
+        case cancel
+    }
+
+    /// What to do after an event, outside the lock.
+    struct Output {
+        var answer: Answer?
+        var command: Command?
+        var wake: Wake?
+    }
+
+    private(set) var phase: Phase = .waitingForHead
+    let limits: Limits
+    /// Whether the transport's `start` has returned (its exchange can be told what to do).
+    private var transportKnown = false
+    private var cancelWhenKnown = false
+    /// Whether the timer runs (from `sending`, or the start when the transport queues nothing).
+    private var timing = false
+    private var deadline: Duration?
+    /// Since when the silence counts for the idle timeout.
+    private var silenceSince: Duration = .zero
+    private var wakeAt: Duration?
+    private var head: ExchangeHead?
+    private var chunks: [Data] = []
+    private var readIndex = 0
+    private(set) var bufferedBytes = 0
+    private var paused = false
+    /// How the transport ended; `nil` while it still sends.
+    private var transportEnd: Result<Void, any Error>?
+    private enum Waiting { case head, chunk }
+    private var waiting: Waiting?
+    /// The timeout once the deadline passed; why the exchange closed, for a late reader.
+    private var expiry: (any Error)?
+    private var gracePassed = false
+    private var closedBy: (any Error)?
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Whether the transport has reported the end of the body (or a failure).
+    var transportHasEnded: Bool { transportEnd != nil }
+
+    // MARK: The transport's events
+
+    /// The transport's `start` returned at `now`: the timer starts unless the request waits in
+    /// the transport's queue or everything has already arrived.
+    mutating func transportStarted(now: Duration) -> Output {
+        transportKnown = true
+        var output = Output()
+        if cancelWhenKnown { output.command = .cancel }
+        if phase == .waitingForHead || phase == .receiving && transportEnd == nil {
+            startTiming(now: now, into: &output)
+        }
+        return output
+    }
+
+    /// The transport holds the request in a queue of its own until ``sending(now:)``.
+    mutating func queued() -> Output {
+        if phase == .waitingForHead && !timing { phase = .queued }
+        return Output()
+    }
+
+    /// The request left the transport's queue and is being sent: the deadline starts.
+    mutating func sending(now: Duration) -> Output {
+        guard phase == .queued else { return Output() }
+        phase = .waitingForHead
+        var output = Output()
+        if transportKnown { startTiming(now: now, into: &output) }
+        return output
+    }
+
+    mutating func receivedHead(_ head: ExchangeHead, now: Duration) -> Output {
+        guard phase == .waitingForHead || phase == .queued else { return Output() }
+        phase = .receiving
+        silenceSince = now
+        self.head = head
+        var output = answerWaitingReader()
+        if transportKnown && !timing { startTiming(now: now, into: &output) }
+        return output
+    }
+
+    mutating func receivedChunk(_ chunk: Data, now: Duration) -> Output {
+        switch phase {
+        case .queued, .waitingForHead:
+            return failed(
+                BaseServerError(code: .transport, message: "the transport reported body bytes before the response head"),
+                now: now)
+        case .expired, .closed:
+            return Output()
+        case .receiving:
+            break
+        }
+        guard transportEnd == nil, !chunk.isEmpty else { return Output() }
+        silenceSince = now
+        chunks.append(chunk)
+        bufferedBytes += chunk.count
+        if bufferedBytes > limits.hardBufferLimit {
+            // The reader fell too far behind a transport that does not pause: drop what waits,
+            // fail the body and stop the transport, so memory stays bounded.
+            dropBuffer()
+            transportEnd = .failure(
+                BaseServerError(
+                    code: .responseTooLarge,
+                    message: "the reader fell more than \(limits.hardBufferLimit) bytes behind a transport that cannot pause"
+                ))
+            var output = answerWaitingReader()
+            output.command = cancelCommand()
+            return output
+        }
+        var output = answerWaitingReader()
+        if bufferedBytes >= limits.bufferLimit && !paused {
+            paused = true
+            output.command = .pause
+        }
+        return output
+    }
+
+    /// The transport sent the whole body.
+    mutating func ended(now: Duration) -> Output {
+        switch phase {
+        case .queued, .waitingForHead:
+            return failed(URLError(.networkConnectionLost), now: now)
+        case .receiving:
+            guard transportEnd == nil else { return Output() }
+            transportEnd = .success(())
+            return answerWaitingReader()
+        case .expired:
+            return woundDown()
+        case .closed:
+            return Output()
+        }
+    }
+
+    /// The transport failed with `error`.
+    mutating func failed(_ error: any Error, now: Duration) -> Output {
+        switch phase {
+        case .queued, .waitingForHead, .receiving:
+            guard transportEnd == nil else { return Output() }
+            transportEnd = .failure(error)
+            if phase != .receiving { phase = .receiving }
+            return answerWaitingReader()
+        case .expired:
+            return woundDown()
+        case .closed:
+            return Output()
+        }
+    }
+
+    // MARK: The reader's events
+
+    /// The reader waits for the head.
+    mutating func readerWantsHead() -> Output {
+        waiting = .head
+        return answerWaitingReader()
+    }
+
+    /// The reader waits for the next chunk (or the end) at `now`.
+    mutating func readerWantsChunk(now: Duration) -> Output {
+        waiting = .chunk
+        var output = answerWaitingReader()
+        if output.answer == nil, phase == .receiving, transportEnd == nil {
+            // Still waiting: the server's silence counts from now, not while the reader was busy,
+            // and the transport is asked for more (a paused one goes on; one that pulls on
+            // demand pulls the next chunk).
+            silenceSince = now
+            if let idle = limits.idle, timing { output.wake = earlier(now + idle) }
+            paused = false
+            output.command = .resume
+        }
+        return output
+    }
+
+    /// The reader left before the end (it stopped reading, or its Task was cancelled).
+    mutating func readerLeft() -> Output {
+        guard phase != .closed else { return Output() }
+        var output = Output()
+        if waiting != nil { output.answer = .failure(CancellationError()) }
+        waiting = nil
+        if transportEnd == nil && phase != .expired { output.command = cancelCommand() }
+        close(CancellationError(), into: &output)
+        return output
+    }
+
+    // MARK: The timer's event
+
+    /// The timer woke at `now` (perhaps a little early: the time is looked at).
+    mutating func timerFired(now: Duration) -> Output {
+        wakeAt = nil
+        switch phase {
+        case .closed, .queued:
+            return Output()
+        case .expired:
+            gracePassed = true
+            return answerWaitingReader()
+        case .waitingForHead, .receiving:
+            break
+        }
+        var timeout: BaseServerError?
+        if let deadline, now >= deadline {
+            timeout = Self.timedOut(
+                "no complete response within the request's timeout of \(Self.seconds(limits.total)) s")
+        } else if let idle = limits.idle, silenceCounts, now >= silenceSince + idle {
+            timeout = Self.timedOut("nothing arrived for the idle timeout of \(Self.seconds(limits.idle)) s")
+        }
+        guard let timeout else {
+            var output = Output()
+            output.wake = nextWake()
+            return output
+        }
+        expiry = timeout
+        phase = .expired
+        dropBuffer()
+        var output = Output()
+        if transportEnd == nil {
+            output.command = cancelCommand()
+            wakeAt = now + limits.grace
+            output.wake = .at(now + limits.grace)
+        } else {
+            gracePassed = true
+        }
+        let answer = answerWaitingReader()
+        output.answer = answer.answer
+        if answer.wake != nil { output.wake = answer.wake }
+        return output
+    }
+
+    // MARK: Deciding
+
+    /// Answers the reader if it waits and what it waits for is there; closes the exchange with
+    /// its last answer.
+    private mutating func answerWaitingReader() -> Output {
+        var output = Output()
+        guard let waiting else { return output }
+        if phase == .closed {
+            self.waiting = nil
+            output.answer = .failure(closedBy ?? CancellationError())
+            return output
+        }
+        if phase == .expired {
+            guard gracePassed || transportEnd != nil, let expiry else { return output }
+            self.waiting = nil
+            output.answer = .failure(expiry)
+            close(expiry, into: &output)
+            return output
+        }
+        switch waiting {
+        case .head:
+            if let head {
+                if limits.holdsHeadForBody && readIndex == chunks.count && transportEnd == nil {
+                    // Held for the body's first bytes: ask for them.
+                    output.command = .resume
+                    return output
+                }
+                self.head = nil
+                self.waiting = nil
+                output.answer = .head(head)
+            } else if let transportEnd {
+                self.waiting = nil
+                let error: any Error
+                switch transportEnd {
+                case .failure(let failure): error = failure
+                case .success: error = URLError(.networkConnectionLost)
+                }
+                output.answer = .failure(error)
+                close(error, into: &output)
+            }
+        case .chunk:
+            if readIndex < chunks.count {
+                self.waiting = nil
+                output.answer = .chunk(takeChunk())
+                if paused && bufferedBytes <= limits.bufferLimit / 2 && transportEnd == nil {
+                    paused = false
+                    output.command = .resume
+                }
+            } else if let transportEnd {
+                self.waiting = nil
+                switch transportEnd {
+                case .success:
+                    output.answer = .end
+                    close(nil, into: &output)
+                case .failure(let error):
+                    output.answer = .failure(error)
+                    close(error, into: &output)
+                }
+            }
+        }
+        return output
+    }
+
+    /// The transport reported its end after it was told to cancel on expiry.
+    private mutating func woundDown() -> Output {
+        if transportEnd == nil { transportEnd = .failure(expiry ?? CancellationError()) }
+        var output = answerWaitingReader()
+        if output.answer != nil || phase == .closed { return output }
+        if wakeAt != nil { output.wake = .cancel }
+        wakeAt = nil
+        gracePassed = true
+        return output
+    }
+
+    private mutating func startTiming(now: Duration, into output: inout Output) {
+        guard !timing else { return }
+        timing = true
+        silenceSince = now
+        deadline = limits.total.map { now + $0 }
+        output.wake = nextWake()
+    }
+
+    /// Whether the server's silence counts now: before the head, and while the reader waits for
+    /// a body the transport has not ended (or for a head held back for the body's first bytes).
+    private var silenceCounts: Bool {
+        phase == .waitingForHead || phase == .receiving && transportEnd == nil && waiting != nil
+    }
+
+    /// The next time to look at the clock: the deadline, or the end of the idle time if sooner.
+    private mutating func nextWake() -> Wake? {
+        var next = deadline
+        if let idle = limits.idle, silenceCounts {
+            next = min(next ?? silenceSince + idle, silenceSince + idle)
+        }
+        guard let next else { return nil }
+        wakeAt = next
+        return .at(next)
+    }
+
+    /// A wake at `time` if the timer would otherwise wake later (or not at all).
+    private mutating func earlier(_ time: Duration) -> Wake? {
+        if let wakeAt, wakeAt <= time { return nil }
+        wakeAt = time
+        return .at(time)
+    }
+
+    private mutating func cancelCommand() -> Command? {
+        guard transportKnown else {
+            cancelWhenKnown = true
+            return nil
+        }
+        return .cancel
+    }
+
+    private mutating func close(_ reason: (any Error)?, into output: inout Output) {
+        phase = .closed
+        closedBy = reason
+        dropBuffer()
+        if wakeAt != nil { output.wake = .cancel }
+        wakeAt = nil
+    }
+
+    private mutating func takeChunk() -> Data {
+        let chunk = chunks[readIndex]
+        readIndex += 1
+        bufferedBytes -= chunk.count
+        if readIndex == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            readIndex = 0
+        } else if readIndex > 64 && readIndex * 2 > chunks.count {
+            chunks.removeFirst(readIndex)
+            readIndex = 0
+        }
+        return chunk
+    }
+
+    private mutating func dropBuffer() {
+        chunks = []
+        readIndex = 0
+        bufferedBytes = 0
+    }
+
+    static func timedOut(_ message: String) -> BaseServerError {
+        BaseServerError(code: .timeout, message: message, underlyingError: URLError(.timedOut))
+    }
+
+    static func seconds(_ value: Duration?) -> String {
+        guard let value else { return "?" }
+        let seconds = Double(value.components.seconds) + Double(value.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,98 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The exchange of a transport that implements ``Transport/send(_:)``: a Task that sends the
+/// request, reports the head, then pulls the body one chunk at a time as the pipeline asks for
+/// more, and reports its end or failure. Cancelling it cancels the Task (the transport closes
+/// the connection).
+final class SendingTask: TransportExchange {
+    /// How far the pull may run ahead of the reader: every chunk it pulls needs a credit, the
+    /// reader's requests for more give them, and it starts with two (the first chunk and, for a
+    /// small body, its end), so a small response reaches the reader in one wake-up and a large one
+    /// is read from the transport no faster than the pipeline reads it.
+    private struct Flow {
+        var credits = 2
+        var cancelled = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let flow = Locked(Flow())
+    private let task = Locked<Task<Void, Never>?>(nil)
+
+    /// Starts sending `request` with `send` in a Task (with the caller's priority and task-local
+    /// values) that reports to `events`.
+    init(
+        _ request: TransportRequest, events: TransportEvents,
+        send: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
+    ) {
+        let task = Task { [flow] in
+            do {
+                let response = try await send(request)
+                events.head(statusCode: response.statusCode, headers: response.headers, url: response.url)
+                var body = response.body.makeAsyncIterator()
+                while await Self.mayPull(flow) {
+                    guard let chunk = try await body.next() else {
+                        events.end()
+                        return
+                    }
+                    events.chunk(chunk)
+                }
+                events.fail(CancellationError())
+            } catch {
+                events.fail(error)
+            }
+        }
+        self.task.withLock { $0 = task }
+    }
+
+    /// Pulls only on the reader's demand: nothing to pause.
+    func pause() {}
+
+    func resume() {
+        let waiter: CheckedContinuation<Void, Never>? = flow.withLock { flow in
+            flow.credits = min(flow.credits + 1, 2)
+            defer { flow.waiter = nil }
+            return flow.waiter
+        }
+        waiter?.resume()
+    }
+
+    func cancel() {
+        let waiter: CheckedContinuation<Void, Never>? = flow.withLock { flow in
+            flow.cancelled = true
+            defer { flow.waiter = nil }
+            return flow.waiter
+        }
+        waiter?.resume()
+        task.withLock { $0 }?.cancel()
+    }
+
+    /// Takes a credit to pull one chunk, waiting for one if there is none; `false` once the
+    /// exchange was cancelled.
+    private static func mayPull(_ flow: Locked<Flow>) async -> Bool {
+        while true {
+            let taken: Bool? = flow.withLock { flow in
+                if flow.cancelled { return false }
+                guard flow.credits > 0 else { return nil }
+                flow.credits -= 1
+                return true
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow: Bool = flow.withLock { flow in
+                    guard flow.credits == 0 && !flow.cancelled else { return true }
+                    flow.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+    }
+}
