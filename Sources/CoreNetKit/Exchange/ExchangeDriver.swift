@@ -156,6 +156,9 @@ final class ExchangeDriver: Sendable {
                 case .cancel: work.cancel = transport
                 }
             }
+            // The transport's exchange reports to this driver: once closed, the driver lets go
+            // of it, so that neither keeps the other alive.
+            if state.machine.phase == .closed { state.transport = nil }
             // The clock is set under the lock, so wakes are set in the order they were decided;
             // no clock calls back while it is being set.
             switch output.wake {

@@ -229,7 +229,7 @@ public final class URLSessionTransport: Transport {
             guard !admittedAtOnce.withLock({ $0 }) else { return begin(exchange, release: release) }
             // Let through when another request's task completed, on the session's delegate queue:
             // the task is made and started elsewhere, so that queue goes on with its callbacks.
-            DispatchQueue.global().async { begin(exchange, release: release) }
+            DispatchQueue.global().async { self.begin(exchange, release: release) }
         }
         admittedAtOnce.withLock { $0 = false }
         if let ticket {
