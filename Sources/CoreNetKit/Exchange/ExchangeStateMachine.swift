@@ -189,7 +189,8 @@ struct ExchangeStateMachine {
         switch phase {
         case .queued, .waitingForHead:
             return failed(
-                BaseServerError(code: .transport, message: "the transport reported body bytes before the response head"),
+                BaseServerError(
+                    code: .transport, message: "the transport reported body bytes before the response head"),
                 now: now)
         case .expired, .closed:
             return Output()
@@ -207,7 +208,8 @@ struct ExchangeStateMachine {
             transportEnd = .failure(
                 BaseServerError(
                     code: .responseTooLarge,
-                    message: "the reader fell more than \(limits.hardBufferLimit) bytes behind a transport that cannot pause"
+                    message:
+                        "the reader fell more than \(limits.hardBufferLimit) bytes behind a transport that cannot pause"
                 ))
             var output = answerWaitingReader()
             output.command = cancelCommand()

@@ -106,8 +106,6 @@ public protocol TransportExchange: Sendable {
 public struct TransportEvents: Sendable {
     let driver: ExchangeDriver
 
-    init(driver: ExchangeDriver) { self.driver = driver }
-
     /// The request waits in the transport's own queue (report it from `start`, before returning).
     public func queued() {
         driver.transportEvent { machine, _ in machine.queued() }

@@ -19,8 +19,16 @@ import Testing
 
     /// An event, as the table names it.
     enum Event: CustomStringConvertible {
-        case started(Int), queued, sending(Int), head, chunk(Int, at: Int), end, fail, wantsHead,
-            wantsChunk(Int), left, timer(Int)
+        case started(Int)
+        case queued
+        case sending(Int)
+        case head
+        case chunk(Int, at: Int)
+        case end, fail, wantsHead
+        case
+            wantsChunk(Int)
+        case left
+        case timer(Int)
 
         var description: String {
             switch self {
@@ -98,53 +106,122 @@ import Testing
         // Starting: the deadline starts with the transport, unless it queues the request.
         Row(given: [], event: .started(0), phase: .waitingForHead, answer: nil, command: nil, wake: "at 3"),
         Row(given: [.queued], event: .started(0), phase: .queued, answer: nil, command: nil, wake: nil),
-        Row(given: [.queued, .started(0)], event: .sending(4), phase: .waitingForHead, answer: nil, command: nil, wake: "at 7"),
-        Row(given: [], event: .started(0), phase: .waitingForHead, answer: nil, command: nil, wake: nil, limits: noLimits),
+        Row(
+            given: [.queued, .started(0)], event: .sending(4), phase: .waitingForHead, answer: nil, command: nil,
+            wake: "at 7"),
+        Row(
+            given: [], event: .started(0), phase: .waitingForHead, answer: nil, command: nil, wake: nil,
+            limits: noLimits),
         // The head: to a waiting reader at once, or held for the body's first bytes.
-        Row(given: [.started(0), .wantsHead], event: .head, phase: .receiving, answer: "head 200", command: nil, wake: nil),
+        Row(
+            given: [.started(0), .wantsHead], event: .head, phase: .receiving, answer: "head 200", command: nil,
+            wake: nil),
         Row(given: [.started(0)], event: .head, phase: .receiving, answer: nil, command: nil, wake: nil),
-        Row(given: [.started(0), .head], event: .wantsHead, phase: .receiving, answer: "head 200", command: nil, wake: nil),
-        Row(given: [.started(0), .wantsHead], event: .head, phase: .receiving, answer: nil, command: .resume, wake: nil, limits: holdsHead),
-        Row(given: [.started(0), .wantsHead, .head], event: .chunk(10, at: 0), phase: .receiving, answer: "head 200", command: nil, wake: nil, limits: holdsHead),
-        Row(given: [.started(0), .wantsHead, .head], event: .end, phase: .receiving, answer: "head 200", command: nil, wake: nil, limits: holdsHead),
+        Row(
+            given: [.started(0), .head], event: .wantsHead, phase: .receiving, answer: "head 200", command: nil,
+            wake: nil),
+        Row(
+            given: [.started(0), .wantsHead], event: .head, phase: .receiving, answer: nil, command: .resume, wake: nil,
+            limits: holdsHead),
+        Row(
+            given: [.started(0), .wantsHead, .head], event: .chunk(10, at: 0), phase: .receiving, answer: "head 200",
+            command: nil, wake: nil, limits: holdsHead),
+        Row(
+            given: [.started(0), .wantsHead, .head], event: .end, phase: .receiving, answer: "head 200", command: nil,
+            wake: nil, limits: holdsHead),
         // A transport that fails or ends before the head.
-        Row(given: [.started(0), .wantsHead], event: .fail, phase: .closed, answer: "failure URLError -1005", command: nil, wake: "cancel"),
-        Row(given: [.started(0), .wantsHead], event: .end, phase: .closed, answer: "failure URLError -1005", command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .wantsHead], event: .fail, phase: .closed, answer: "failure URLError -1005",
+            command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .wantsHead], event: .end, phase: .closed, answer: "failure URLError -1005",
+            command: nil, wake: "cancel"),
         Row(given: [.started(0)], event: .chunk(1, at: 0), phase: .receiving, answer: nil, command: nil, wake: nil),
         // The body: chunks to a waiting reader, buffered otherwise, paused past the limit; a
         // reader that finds nothing asks the transport for more.
-        Row(given: [.started(0), .head, .wantsHead], event: .wantsChunk(0), phase: .receiving, answer: nil, command: .resume, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .wantsChunk(0)], event: .chunk(10, at: 1), phase: .receiving, answer: "chunk 10", command: nil, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead], event: .chunk(60, at: 1), phase: .receiving, answer: nil, command: nil, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(60, at: 1)], event: .chunk(60, at: 1), phase: .receiving, answer: nil, command: .pause, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(60, at: 1), .chunk(45, at: 1)], event: .wantsChunk(1), phase: .receiving, answer: "chunk 60", command: .resume, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(60, at: 1), .chunk(45, at: 1), .chunk(6_200, at: 1)], event: .chunk(100, at: 1), phase: .receiving, answer: nil, command: .cancel, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(6_500, at: 1)], event: .wantsChunk(1), phase: .closed, answer: "failure responseTooLarge", command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .head, .wantsHead], event: .wantsChunk(0), phase: .receiving, answer: nil,
+            command: .resume, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .wantsChunk(0)], event: .chunk(10, at: 1), phase: .receiving,
+            answer: "chunk 10", command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead], event: .chunk(60, at: 1), phase: .receiving, answer: nil,
+            command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(60, at: 1)], event: .chunk(60, at: 1), phase: .receiving,
+            answer: nil, command: .pause, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(60, at: 1), .chunk(45, at: 1)], event: .wantsChunk(1),
+            phase: .receiving, answer: "chunk 60", command: .resume, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(60, at: 1), .chunk(45, at: 1), .chunk(6_200, at: 1)],
+            event: .chunk(100, at: 1), phase: .receiving, answer: nil, command: .cancel, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(6_500, at: 1)], event: .wantsChunk(1), phase: .closed,
+            answer: "failure responseTooLarge", command: nil, wake: "cancel"),
         // The end: after the buffered chunks, to the reader; a failure likewise.
-        Row(given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .end], event: .wantsChunk(1), phase: .receiving, answer: "chunk 10", command: nil, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .end, .wantsChunk(1)], event: .wantsChunk(1), phase: .closed, answer: "end", command: nil, wake: "cancel"),
-        Row(given: [.started(0), .head, .wantsHead, .wantsChunk(1)], event: .end, phase: .closed, answer: "end", command: nil, wake: "cancel"),
-        Row(given: [.started(0), .head, .wantsHead, .wantsChunk(1)], event: .fail, phase: .closed, answer: "failure URLError -1005", command: nil, wake: "cancel"),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .fail], event: .wantsChunk(1), phase: .receiving, answer: "chunk 10", command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .end], event: .wantsChunk(1), phase: .receiving,
+            answer: "chunk 10", command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .end, .wantsChunk(1)], event: .wantsChunk(1),
+            phase: .closed, answer: "end", command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .head, .wantsHead, .wantsChunk(1)], event: .end, phase: .closed, answer: "end",
+            command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .head, .wantsHead, .wantsChunk(1)], event: .fail, phase: .closed,
+            answer: "failure URLError -1005", command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(10, at: 1), .fail], event: .wantsChunk(1), phase: .receiving,
+            answer: "chunk 10", command: nil, wake: nil),
         // The deadline: the transport is cancelled, the reader answered once it wound down.
-        Row(given: [.started(0), .wantsHead], event: .timer(2), phase: .waitingForHead, answer: nil, command: nil, wake: "at 3"),
-        Row(given: [.started(0), .wantsHead], event: .timer(3), phase: .expired, answer: nil, command: .cancel, wake: "at 5"),
-        Row(given: [.started(0), .wantsHead, .timer(3)], event: .fail, phase: .closed, answer: "failure timeout", command: nil, wake: "cancel"),
-        Row(given: [.started(0), .wantsHead, .timer(3)], event: .timer(5), phase: .closed, answer: "failure timeout", command: nil, wake: nil),
-        Row(given: [.started(0), .wantsHead, .timer(3), .fail], event: .head, phase: .closed, answer: nil, command: nil, wake: nil),
-        Row(given: [.queued, .started(0), .wantsHead], event: .timer(100), phase: .queued, answer: nil, command: nil, wake: nil),
+        Row(
+            given: [.started(0), .wantsHead], event: .timer(2), phase: .waitingForHead, answer: nil, command: nil,
+            wake: "at 3"),
+        Row(
+            given: [.started(0), .wantsHead], event: .timer(3), phase: .expired, answer: nil, command: .cancel,
+            wake: "at 5"),
+        Row(
+            given: [.started(0), .wantsHead, .timer(3)], event: .fail, phase: .closed, answer: "failure timeout",
+            command: nil, wake: "cancel"),
+        Row(
+            given: [.started(0), .wantsHead, .timer(3)], event: .timer(5), phase: .closed, answer: "failure timeout",
+            command: nil, wake: nil),
+        Row(
+            given: [.started(0), .wantsHead, .timer(3), .fail], event: .head, phase: .closed, answer: nil, command: nil,
+            wake: nil),
+        Row(
+            given: [.queued, .started(0), .wantsHead], event: .timer(100), phase: .queued, answer: nil, command: nil,
+            wake: nil),
         // The idle timeout counts the server's silence while the reader waits, not while it works.
-        Row(given: [.started(0), .head, .wantsHead, .wantsChunk(0)], event: .timer(5), phase: .expired, answer: nil, command: .cancel, wake: "at 7", limits: idle5),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(1, at: 4)], event: .timer(9), phase: .receiving, answer: nil, command: nil, wake: nil, limits: idle5),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(1, at: 4), .timer(9)], event: .wantsChunk(9), phase: .receiving, answer: "chunk 1", command: nil, wake: nil, limits: idle5),
-        Row(given: [.started(0), .head, .wantsHead, .chunk(1, at: 4), .timer(9), .wantsChunk(9)], event: .wantsChunk(9), phase: .receiving, answer: nil, command: .resume, wake: "at 14", limits: idle5),
+        Row(
+            given: [.started(0), .head, .wantsHead, .wantsChunk(0)], event: .timer(5), phase: .expired, answer: nil,
+            command: .cancel, wake: "at 7", limits: idle5),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(1, at: 4)], event: .timer(9), phase: .receiving, answer: nil,
+            command: nil, wake: nil, limits: idle5),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(1, at: 4), .timer(9)], event: .wantsChunk(9),
+            phase: .receiving, answer: "chunk 1", command: nil, wake: nil, limits: idle5),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(1, at: 4), .timer(9), .wantsChunk(9)], event: .wantsChunk(9),
+            phase: .receiving, answer: nil, command: .resume, wake: "at 14", limits: idle5),
         // The reader leaves: the transport is cancelled, once, and nothing happens after.
-        Row(given: [.started(0), .wantsHead], event: .left, phase: .closed, answer: "failure cancelled", command: .cancel, wake: "cancel"),
+        Row(
+            given: [.started(0), .wantsHead], event: .left, phase: .closed, answer: "failure cancelled",
+            command: .cancel, wake: "cancel"),
         Row(given: [], event: .left, phase: .closed, answer: nil, command: nil, wake: nil),
         Row(given: [.left], event: .started(0), phase: .closed, answer: nil, command: .cancel, wake: nil),
-        Row(given: [.started(0), .head, .wantsHead, .wantsChunk(0), .end], event: .left, phase: .closed, answer: nil, command: nil, wake: nil),
-        Row(given: [.started(0), .left], event: .wantsHead, phase: .closed, answer: "failure cancelled", command: nil, wake: nil),
-        Row(given: [.started(0), .left], event: .chunk(5, at: 0), phase: .closed, answer: nil, command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .wantsChunk(0), .end], event: .left, phase: .closed, answer: nil,
+            command: nil, wake: nil),
+        Row(
+            given: [.started(0), .left], event: .wantsHead, phase: .closed, answer: "failure cancelled", command: nil,
+            wake: nil),
+        Row(
+            given: [.started(0), .left], event: .chunk(5, at: 0), phase: .closed, answer: nil, command: nil, wake: nil),
     ]
 
     @Test(arguments: rows) func eventGivesPhaseAndOutput(_ row: Row) {
