@@ -93,9 +93,6 @@ public final class FaultServer: Sendable {
         /// `200` with `Content-Encoding: gzip`: a valid member of about 300 bytes that inflates to
         /// 64 KiB of zero bytes, more than its `Content-Length` counts.
         case gzipZeros = "gzip-zeros"
-        /// `200` with `Content-Encoding: gzip`: a valid member of about 6.6 KB that inflates to
-        /// 1 MiB of zero bytes (about 160 times its size on the wire).
-        case gzipMebibyteOfZeros = "gzip-zeros-1mib"
         /// `200` with a 1 GiB body of `a` bytes, written as fast as the client reads it.
         case gigabyte = "gigabyte"
         /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the

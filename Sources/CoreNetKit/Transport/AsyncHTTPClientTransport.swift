@@ -44,18 +44,10 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The configuration the transport's own client uses: redirects left to the transport,
     /// connection failures reported at once rather than retried until the deadline, and
     /// decompression of gzip/deflate bodies.
-    ///
-    /// Decompression has no limit of its own: the pipeline counts the bytes after decompression
-    /// against ``NetworkConfiguration/maximumResponseBodySize`` (or
-    /// ``NetworkConfiguration/maximumDownloadSize``) as it pulls them, and AsyncHTTPClient reads
-    /// the socket only as fast as it does, so a gzip bomb ends in
-    /// ``BaseServerError/Code-swift.struct/responseTooLarge`` at that budget while a small body
-    /// that compresses well (1 MiB of zeros is about 6 KB on the wire) is read whole. A ratio
-    /// limit would refuse the second and protect nothing the budget does not.
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            decompression: .enabled(limit: .none))
+            decompression: .enabled(limit: .ratio(100)))
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
