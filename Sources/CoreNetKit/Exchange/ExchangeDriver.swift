@@ -33,10 +33,17 @@ final class ExchangeDriver: Sendable {
     private let state: Locked<State>
     private let clock: any NetworkClock
     private let start: any InstantProtocol<Duration>
+    /// Whether the exchange has a deadline or an idle timeout: without one, no event needs the time.
+    private let timed: Bool
+    /// Whether the server's silence is timed (an idle timeout): only then do chunks and the
+    /// reader's requests need the time.
+    private let timesSilence: Bool
 
     private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock) {
         self.clock = clock
         self.start = clock.now
+        self.timed = limits.total != nil || limits.idle != nil
+        self.timesSilence = limits.idle != nil
         self.state = Locked(State(machine: ExchangeStateMachine(limits: limits)))
     }
 
@@ -67,23 +74,42 @@ final class ExchangeDriver: Sendable {
     /// The time on the clock since the exchange began.
     private var now: Duration { clock.elapsed(since: start) }
 
+    /// The time for an event that starts the deadline, `.zero` when nothing is timed.
+    private var timedNow: Duration { timed ? now : .zero }
+
+    /// The time for an event that only the idle timeout looks at, `.zero` without one.
+    private var silenceNow: Duration { timesSilence ? now : .zero }
+
     // MARK: Events
 
     private func started(_ exchange: any TransportExchange) {
-        let now = now
+        let now = timedNow
         handle { state in
             state.transport = exchange
             return state.machine.transportStarted(now: now)
         }
     }
 
+    /// A transport's event that starts the deadline or may (`sending`, the head).
+    func timedEvent(_ event: (inout ExchangeStateMachine, Duration) -> ExchangeStateMachine.Output) {
+        let now = timedNow
+        handle { event(&$0.machine, now) }
+    }
+
+    /// A transport's event the deadline does not start with (a chunk, the end, a failure).
     func transportEvent(_ event: (inout ExchangeStateMachine, Duration) -> ExchangeStateMachine.Output) {
-        let now = now
+        let now = silenceNow
         handle { event(&$0.machine, now) }
     }
 
     private func head() async throws -> ExchangeHead {
-        try await withCheckedThrowingContinuation { continuation in
+        // A head that is already there is taken without suspending.
+        switch take({ $0.readerTakesHeadIfReady() }) {
+        case .head(let head)?: return head
+        case .failure(let error)?: throw error
+        case .chunk?, .end?, nil: break
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             handle { state in
                 state.headWaiter = continuation
                 return state.machine.readerWantsHead()
@@ -93,9 +119,16 @@ final class ExchangeDriver: Sendable {
 
     /// The next chunk of the body, `nil` at its end.
     fileprivate func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        // What is already there (a buffered chunk, the end) is taken without suspending.
+        switch take({ $0.readerTakesChunkIfReady() }) {
+        case .chunk(let chunk)?: return chunk
+        case .end?: return nil
+        case .failure(let error)?: throw error
+        case .head?, nil: break
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let now = now
+                let now = silenceNow
                 handle { state in
                     state.chunkWaiter = continuation
                     return state.machine.readerWantsChunk(now: now)
@@ -104,6 +137,21 @@ final class ExchangeDriver: Sendable {
         } onCancel: {
             readerLeft()
         }
+    }
+
+    /// The answer `event` gives the reader at once, if it gives one; what else it decides is
+    /// carried out as for any event.
+    private func take(
+        _ event: (inout ExchangeStateMachine) -> ExchangeStateMachine.Output?
+    ) -> ExchangeStateMachine.Answer? {
+        var answer: ExchangeStateMachine.Answer?
+        handle { state in
+            guard var output = event(&state.machine) else { return ExchangeStateMachine.Output() }
+            answer = output.answer
+            output.answer = nil
+            return output
+        }
+        return answer
     }
 
     /// The reader is gone before the end: the transport is cancelled.

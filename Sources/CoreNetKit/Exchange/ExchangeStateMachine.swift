@@ -278,6 +278,29 @@ struct ExchangeStateMachine {
         return output
     }
 
+    /// The reader takes the head if it is there now (or the failure that replaced it); `nil`,
+    /// and nothing changes, when it would have to wait.
+    mutating func readerTakesHeadIfReady() -> Output? {
+        takeIfReady(.head)
+    }
+
+    /// The reader takes the next chunk, the end or a failure if one is there now; `nil`, and
+    /// nothing changes, when it would have to wait.
+    mutating func readerTakesChunkIfReady() -> Output? {
+        takeIfReady(.chunk)
+    }
+
+    private mutating func takeIfReady(_ what: Waiting) -> Output? {
+        guard waiting == nil else { return nil }
+        waiting = what
+        let output = answerWaitingReader()
+        guard output.answer != nil else {
+            waiting = nil
+            return nil
+        }
+        return output
+    }
+
     /// The reader left before the end (it stopped reading, or its Task was cancelled).
     mutating func readerLeft() -> Output {
         guard phase != .closed else { return Output() }

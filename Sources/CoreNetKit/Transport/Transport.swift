@@ -113,13 +113,13 @@ public struct TransportEvents: Sendable {
 
     /// The request left the transport's queue and is being sent: its deadline starts.
     public func sending() {
-        driver.transportEvent { machine, now in machine.sending(now: now) }
+        driver.timedEvent { machine, now in machine.sending(now: now) }
     }
 
     /// The final response head arrived (after redirects and any `1xx`).
     public func head(statusCode: Int, headers: HTTPHeaders, url: URL?) {
         let head = ExchangeHead(statusCode: statusCode, headers: headers, url: url)
-        driver.transportEvent { machine, now in machine.receivedHead(head, now: now) }
+        driver.timedEvent { machine, now in machine.receivedHead(head, now: now) }
     }
 
     /// A piece of the body arrived (after the transport's decompression).

@@ -25,8 +25,9 @@ import Testing
         case head
         case chunk(Int, at: Int)
         case end, fail, wantsHead
-        case
-            wantsChunk(Int)
+        case wantsChunk(Int)
+        case takesHead
+        case takesChunk
         case left
         case timer(Int)
 
@@ -41,6 +42,8 @@ import Testing
             case .fail: "fail"
             case .wantsHead: "wantsHead"
             case .wantsChunk(let t): "wantsChunk@\(t)"
+            case .takesHead: "takesHead"
+            case .takesChunk: "takesChunk"
             case .left: "left"
             case .timer(let t): "timer@\(t)"
             }
@@ -58,6 +61,8 @@ import Testing
             case .fail: machine.failed(URLError(.networkConnectionLost), now: .zero)
             case .wantsHead: machine.readerWantsHead()
             case .wantsChunk(let t): machine.readerWantsChunk(now: .seconds(t))
+            case .takesHead: machine.readerTakesHeadIfReady() ?? Machine.Output()
+            case .takesChunk: machine.readerTakesChunkIfReady() ?? Machine.Output()
             case .left: machine.readerLeft()
             case .timer(let t): machine.timerFired(now: .seconds(t))
             }
@@ -208,6 +213,18 @@ import Testing
         Row(
             given: [.started(0), .head, .wantsHead, .chunk(1, at: 4), .timer(9), .wantsChunk(9)], event: .wantsChunk(9),
             phase: .receiving, answer: nil, command: .resume, wake: "at 14", limits: idle5),
+        // Taking what is there without waiting: nothing is left behind when nothing is there.
+        Row(given: [.started(0)], event: .takesHead, phase: .waitingForHead, answer: nil, command: nil, wake: nil),
+        Row(given: [.started(0), .takesHead], event: .head, phase: .receiving, answer: nil, command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head], event: .takesHead, phase: .receiving, answer: "head 200", command: nil,
+            wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead, .chunk(10, at: 1)], event: .takesChunk, phase: .receiving,
+            answer: "chunk 10", command: nil, wake: nil),
+        Row(
+            given: [.started(0), .head, .wantsHead], event: .takesChunk, phase: .receiving, answer: nil, command: nil,
+            wake: nil),
         // The reader leaves: the transport is cancelled, once, and nothing happens after.
         Row(
             given: [.started(0), .wantsHead], event: .left, phase: .closed, answer: "failure cancelled",
