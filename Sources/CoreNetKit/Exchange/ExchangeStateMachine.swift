@@ -8,13 +8,6 @@
 
 import Foundation
 
-/// The head of a response as a transport reports it.
-struct ExchangeHead: Sendable {
-    var statusCode: Int
-    var headers: HTTPHeaders
-    var url: URL?
-}
-
 /// One request's exchange with its transport, as a value: events in, what to do out.
 ///
 /// It holds everything that decides the exchange's course — whether the transport still queues
@@ -35,85 +28,6 @@ struct ExchangeHead: Sendable {
 /// A reader that leaves (or whose Task is cancelled) closes the exchange from any phase; events
 /// that arrive after `closed` change nothing.
 struct ExchangeStateMachine {
-    /// The limits one exchange keeps.
-    struct Limits: Sendable {
-        /// The total deadline from the request being sent to the last byte read; `nil` for none.
-        var total: Duration?
-        /// The longest silence of the server while the reader waits; `nil` for none.
-        var idle: Duration?
-        /// Past this many unread bytes the transport is told to pause; at half, to go on.
-        var bufferLimit: Int
-        /// Past this many unread bytes (a transport that cannot pause) the body fails with
-        /// `responseTooLarge` and the transport is cancelled.
-        var hardBufferLimit: Int
-        /// Whether the reader reads the whole body before it uses any of it: then the head is
-        /// handed over with the first bytes of the body (or its end), one wake-up instead of two.
-        var holdsHeadForBody: Bool
-        /// How long an expired transport may take to wind down before the reader is answered
-        /// without it.
-        var grace: Duration = .seconds(2)
-
-        init(
-            timeout: TimeInterval, idle: TimeInterval?, bufferLimit: Int, holdsHeadForBody: Bool = false
-        ) {
-            total = Self.duration(timeout)
-            self.idle = idle.flatMap(Self.duration)
-            self.bufferLimit = max(bufferLimit, 1)
-            hardBufferLimit = max(bufferLimit, 1) * 64
-            self.holdsHeadForBody = holdsHeadForBody
-        }
-
-        /// `seconds` as a duration, `nil` unless finite and positive.
-        static func duration(_ seconds: TimeInterval) -> Duration? {
-            guard seconds.isFinite, seconds > 0 else { return nil }
-            return .nanoseconds(Int64(min(seconds * 1e9, 9.2e18).rounded()))
-        }
-    }
-
-    enum Phase: Equatable {
-        /// The transport holds the request in a queue of its own; the deadline does not run.
-        case queued
-        /// The request is being sent; no head yet.
-        case waitingForHead
-        /// The head arrived; the body flows until the transport ends it and the reader reads it.
-        case receiving
-        /// The deadline passed: the transport was told to cancel, and the reader is answered with
-        /// the timeout when the transport has wound down or the grace has passed.
-        case expired
-        /// The reader has had its last answer, or left. Nothing happens any more.
-        case closed
-    }
-
-    /// What the reader is answered.
-    enum Answer {
-        case head(ExchangeHead)
-        case chunk(Data)
-        case end
-        case failure(any Error)
-    }
-
-    /// What the transport is told.
-    enum Command: Equatable {
-        /// The reader is behind: stop for now.
-        case pause
-        /// The reader wants more: go on, or pull the next chunk.
-        case resume
-        case cancel
-    }
-
-    /// What the timer is told: wake at a time (replacing the wake set before), or never.
-    enum Wake: Equatable {
-        case at(Duration)
-        case cancel
-    }
-
-    /// What to do after an event, outside the lock.
-    struct Output {
-        var answer: Answer?
-        var command: Command?
-        var wake: Wake?
-    }
-
     private(set) var phase: Phase = .waitingForHead
     let limits: Limits
     /// Whether the transport's `start` has returned (its exchange can be told what to do).
@@ -495,15 +409,5 @@ struct ExchangeStateMachine {
         chunks = []
         readIndex = 0
         bufferedBytes = 0
-    }
-
-    static func timedOut(_ message: String) -> BaseServerError {
-        BaseServerError(code: .timeout, message: message, underlyingError: URLError(.timedOut))
-    }
-
-    static func seconds(_ value: Duration?) -> String {
-        guard let value else { return "?" }
-        let seconds = Double(value.components.seconds) + Double(value.components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
