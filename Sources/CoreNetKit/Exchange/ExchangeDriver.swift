@@ -17,16 +17,34 @@ import Foundation
 final class ExchangeDriver: Sendable {
     private struct State {
         var machine: ExchangeStateMachine
-        var headWaiter: CheckedContinuation<ExchangeHead, any Error>?
-        var chunkWaiter: CheckedContinuation<Data?, any Error>?
+        /// The reader, while it waits (there is one reader, so at most one waiter).
+        var waiter: Waiter?
         var transport: (any TransportExchange)?
         var wake: ClockWake?
     }
 
+    /// The reader waiting for the head or for the next chunk.
+    private enum Waiter {
+        case head(CheckedContinuation<ExchangeHead, any Error>)
+        case chunk(CheckedContinuation<Data?, any Error>)
+
+        /// Hands `answer` over; the state machine answers only what the reader waits for.
+        func resume(with answer: ExchangeStateMachine.Answer) {
+            switch (self, answer) {
+            case (.head(let waiter), .head(let head)): waiter.resume(returning: head)
+            case (.head(let waiter), .failure(let error)): waiter.resume(throwing: error)
+            case (.chunk(let waiter), .chunk(let chunk)): waiter.resume(returning: chunk)
+            case (.chunk(let waiter), .end): waiter.resume(returning: nil)
+            case (.chunk(let waiter), .failure(let error)): waiter.resume(throwing: error)
+            case (.head, _), (.chunk, _): preconditionFailure("the reader was answered what it does not wait for")
+            }
+        }
+    }
+
     /// What to do once the lock is released.
     private struct Work {
-        var head: (CheckedContinuation<ExchangeHead, any Error>, Result<ExchangeHead, any Error>)?
-        var chunk: (CheckedContinuation<Data?, any Error>, Result<Data?, any Error>)?
+        var waiter: Waiter?
+        var answer: ExchangeStateMachine.Answer?
         var cancel: (any TransportExchange)?
     }
 
@@ -111,7 +129,7 @@ final class ExchangeDriver: Sendable {
         }
         return try await withCheckedThrowingContinuation { continuation in
             handle { state in
-                state.headWaiter = continuation
+                state.waiter = .head(continuation)
                 return state.machine.readerWantsHead()
             }
         }
@@ -130,7 +148,7 @@ final class ExchangeDriver: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let now = silenceNow
                 handle { state in
-                    state.chunkWaiter = continuation
+                    state.waiter = .chunk(continuation)
                     return state.machine.readerWantsChunk(now: now)
                 }
             }
@@ -178,22 +196,10 @@ final class ExchangeDriver: Sendable {
         let work: Work = state.withLock { state in
             let output = event(&state)
             var work = Work()
-            switch output.answer {
-            case nil: break
-            case .head(let head)?:
-                if let waiter = state.headWaiter { work.head = (waiter, .success(head)) }
-                state.headWaiter = nil
-            case .chunk(let chunk)?:
-                if let waiter = state.chunkWaiter { work.chunk = (waiter, .success(chunk)) }
-                state.chunkWaiter = nil
-            case .end?:
-                if let waiter = state.chunkWaiter { work.chunk = (waiter, .success(nil)) }
-                state.chunkWaiter = nil
-            case .failure(let error)?:
-                if let waiter = state.headWaiter { work.head = (waiter, .failure(error)) }
-                if let waiter = state.chunkWaiter { work.chunk = (waiter, .failure(error)) }
-                state.headWaiter = nil
-                state.chunkWaiter = nil
+            if let answer = output.answer, let waiter = state.waiter {
+                state.waiter = nil
+                work.waiter = waiter
+                work.answer = answer
             }
             if let command = output.command, let transport = state.transport {
                 switch command {
@@ -221,8 +227,7 @@ final class ExchangeDriver: Sendable {
             return work
         }
         work.cancel?.cancel()
-        if let (waiter, result) = work.head { waiter.resume(with: result) }
-        if let (waiter, result) = work.chunk { waiter.resume(with: result) }
+        if let waiter = work.waiter, let answer = work.answer { waiter.resume(with: answer) }
     }
 
     /// What a ``ResponseBody`` holds: when the last copy of the body and its iterators are gone

@@ -222,16 +222,14 @@ public final class URLSessionTransport: Transport {
             return exchange
         }
         events.queued()
-        let admittedAtOnce = Locked(true)
-        let ticket = limiter.enqueue(host) { [self] in
+        let ticket = limiter.enqueue(host) { [self] atOnce in
             events.sending()
             let release: @Sendable () -> Void = { limiter.release(host) }
-            guard !admittedAtOnce.withLock({ $0 }) else { return begin(exchange, release: release) }
+            guard !atOnce else { return begin(exchange, release: release) }
             // Let through when another request's task completed, on the session's delegate queue:
             // the task is made and started elsewhere, so that queue goes on with its callbacks.
             DispatchQueue.global().async { self.begin(exchange, release: release) }
         }
-        admittedAtOnce.withLock { $0 = false }
         if let ticket {
             exchange.waitsInQueue { limiter.leave(host, ticket: ticket) }
         }
@@ -316,7 +314,7 @@ final class CancelGate: Sendable {
 final class HostLimiter: Sendable {
     private struct Waiter {
         let ticket: UInt64
-        let admit: @Sendable () -> Void
+        let admit: @Sendable (_ atOnce: Bool) -> Void
     }
     private struct Host {
         var active = 0
@@ -338,9 +336,10 @@ final class HostLimiter: Sendable {
         return (url.scheme?.lowercased() ?? "") + "://" + host.lowercased() + port
     }
 
-    /// Calls `admit` when a slot of `host` is free: at once (before returning, and then returns
-    /// `nil`), or later, in order (and then returns the ticket ``leave(_:ticket:)`` takes).
-    func enqueue(_ host: String, admit: @escaping @Sendable () -> Void) -> UInt64? {
+    /// Calls `admit` when a slot of `host` is free: at once (with `true`, before returning, and
+    /// then returns `nil`), or later, in order (with `false`, from the ``release(_:)`` that freed
+    /// the slot; then it returns the ticket ``leave(_:ticket:)`` takes).
+    func enqueue(_ host: String, admit: @escaping @Sendable (_ atOnce: Bool) -> Void) -> UInt64? {
         let ticket: UInt64? = state.withLock { state in
             if state.hosts[host, default: Host()].active < limit {
                 state.hosts[host, default: Host()].active += 1
@@ -350,7 +349,7 @@ final class HostLimiter: Sendable {
             state.hosts[host, default: Host()].waiters.append(Waiter(ticket: state.nextTicket, admit: admit))
             return state.nextTicket
         }
-        if ticket == nil { admit() }
+        if ticket == nil { admit(true) }
         return ticket
     }
 
@@ -385,6 +384,6 @@ final class HostLimiter: Sendable {
             state.hosts[host] = entry
             return waiter
         }
-        next?.admit()
+        next?.admit(false)
     }
 }
