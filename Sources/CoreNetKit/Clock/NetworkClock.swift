@@ -69,13 +69,19 @@ extension NetworkClock {
         try await sleep(until: now.advanced(by: duration), tolerance: nil)
     }
 
-    /// How long ago `start` was, a reading of this clock's `now` (also through
-    /// `any NetworkClock`): durations for responses, logs and monitors, so a manual clock drives
-    /// them too. Zero for a reading of another clock.
-    func elapsed(since start: any InstantProtocol<Swift.Duration>) -> Swift.Duration {
-        guard let start = start as? Instant else { return .zero }
-        return start.duration(to: now)
+    /// Starts a ``Stopwatch`` at this clock's `now` (also through `any NetworkClock`, without a
+    /// cast): durations for responses, logs, monitors and the exchange's deadline, so a manual
+    /// clock drives them too.
+    func stopwatch() -> Stopwatch {
+        let start = now
+        return Stopwatch { start.duration(to: now) }
     }
+}
+
+/// A reading of a clock that tells how long ago it was, on the same clock.
+struct Stopwatch: Sendable {
+    /// The time passed since the reading.
+    let elapsed: @Sendable () -> Swift.Duration
 }
 
 /// The real time: `ContinuousClock` for waiting, `Date()` for the wall clock.

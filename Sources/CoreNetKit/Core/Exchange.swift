@@ -89,7 +89,7 @@ final class Exchange: Sendable {
             }
         }
         let clock = configuration.clock
-        let start = clock.now
+        let start = clock.stopwatch()
         do {
             let limits = ExchangeStateMachine.Limits(
                 timeout: transportRequest.timeout, idle: configuration.idleTimeout,
@@ -104,7 +104,7 @@ final class Exchange: Sendable {
             }
             var response = ServerResponse(
                 statusCode: received.statusCode, headers: received.headers, data: received.body,
-                transportRequest: transportRequest, url: received.url, duration: clock.elapsed(since: start),
+                transportRequest: transportRequest, url: received.url, duration: start.elapsed(),
                 downloadedFileURL: received.file)
             // The mapping reads through it without copying the response to set it.
             response.decoder = configuration.decoder
@@ -122,7 +122,7 @@ final class Exchange: Sendable {
             let mapped = TransportErrorMapper.map(error)
             if let logger, let urlRequest {
                 let entry = NetworkLogEntry.failure(
-                    urlRequest, error: mapped, duration: clock.elapsed(since: start), id: requestId)
+                    urlRequest, error: mapped, duration: start.elapsed(), id: requestId)
                 logger.log(entry)
             }
             monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
@@ -134,15 +134,14 @@ final class Exchange: Sendable {
     /// its body. `start` and `attempt` are for the monitors of a streamed body.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
-        start: any InstantProtocol<Duration>, attempt: Int
+        start: Stopwatch, attempt: Int
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
         var streamStarted: (@Sendable (Int) -> Void)?
         if request.responseBodyStream != nil, let monitoring {
-            let clock = configuration.clock
             streamStarted = { statusCode in
                 let head = MonitoredResponse(
-                    statusCode: statusCode, bytes: 0, duration: clock.elapsed(since: start), attempt: attempt)
+                    statusCode: statusCode, bytes: 0, duration: start.elapsed(), attempt: attempt)
                 monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
             }
         }

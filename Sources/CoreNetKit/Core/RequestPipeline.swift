@@ -74,7 +74,7 @@ enum RequestPipeline {
             let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
             let clock = exchange.configuration.clock
             // Timed only for monitors: a request without them reads no clock here.
-            let decodeStart = exchange.monitoring != nil ? clock.now : nil
+            let decodeStart = exchange.monitoring != nil ? clock.stopwatch() : nil
             let decoder = exchange.configuration.decoder
             let model: Model
             if request.mapsAsynchronously {
@@ -84,7 +84,7 @@ enum RequestPipeline {
             }
             if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
-                    modelType: String(describing: Model.self), duration: clock.elapsed(since: decodeStart))
+                    modelType: String(describing: Model.self), duration: decodeStart.elapsed())
                 monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
             }
             if let whenMapped = response.whenMapped { await whenMapped(response) }

@@ -50,7 +50,7 @@ final class ExchangeDriver: Sendable {
 
     private let state: Locked<State>
     private let clock: any NetworkClock
-    private let start: any InstantProtocol<Duration>
+    private let stopwatch: Stopwatch
     /// Whether the exchange has a deadline or an idle timeout: without one, no event needs the time.
     private let timed: Bool
     /// Whether the server's silence is timed (an idle timeout): only then do chunks and the
@@ -59,7 +59,7 @@ final class ExchangeDriver: Sendable {
 
     private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock) {
         self.clock = clock
-        self.start = clock.now
+        self.stopwatch = clock.stopwatch()
         self.timed = limits.total != nil || limits.idle != nil
         self.timesSilence = limits.idle != nil
         self.state = Locked(State(machine: ExchangeStateMachine(limits: limits)))
@@ -90,7 +90,7 @@ final class ExchangeDriver: Sendable {
     }
 
     /// The time on the clock since the exchange began.
-    private var now: Duration { clock.elapsed(since: start) }
+    private var now: Duration { stopwatch.elapsed() }
 
     /// The time for an event that starts the deadline, `.zero` when nothing is timed.
     private var timedNow: Duration { timed ? now : .zero }
@@ -165,8 +165,7 @@ final class ExchangeDriver: Sendable {
         var answer: ExchangeStateMachine.Answer?
         handle { state in
             guard var output = event(&state.machine) else { return ExchangeStateMachine.Output() }
-            answer = output.answer
-            output.answer = nil
+            answer = output.answer.take()
             return output
         }
         return answer

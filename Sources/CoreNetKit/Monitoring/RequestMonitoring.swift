@@ -28,7 +28,7 @@ final class RequestMonitoring: Sendable {
     private let stageNames: [String]
     /// Where the request's durations are read: the configuration's clock.
     private let clock: any NetworkClock
-    private let started: any InstantProtocol<Swift.Duration>
+    private let started: Stopwatch
     private let state: Locked<State>
 
     /// Creates the monitoring of `request`, whose URL the events report as
@@ -40,7 +40,7 @@ final class RequestMonitoring: Sendable {
     ) {
         self.monitors = monitors
         self.clock = clock
-        self.started = clock.now
+        self.started = clock.stopwatch()
         let monitored = MonitoredRequest(
             id: id, method: request.method, url: request.reportedURL(encoder: encoder),
             host: (try? request.url(encoder: encoder))?.host ?? request.baseUrl.host ?? "-")
@@ -93,7 +93,7 @@ final class RequestMonitoring: Sendable {
             emit { monitor, request in monitor.requestWasCancelled(request) }
             return
         }
-        let total = clock.elapsed(since: started)
+        let total = started.elapsed()
         let (attempts, inclusive) = state.withLock { ($0.attempts, $0.inclusive) }
         var stages: [RequestMetrics.StageTiming] = []
         for index in inclusive.indices {
