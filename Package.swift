@@ -88,6 +88,7 @@ let package = Package(
                 .product(
                     name: "NIOHTTPCompression", package: "swift-nio-extras",
                     condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "Postgres"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),

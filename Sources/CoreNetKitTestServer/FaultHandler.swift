@@ -177,6 +177,7 @@ enum FaultResponses {
         case .gzipBomb: return gzipBomb
         case .smallGzipBomb: return gzipResponse(GzipBomb.smallBytes)
         case .gzipZeros: return gzipResponse(GzipBomb.zeros)
+        case .gzipMebibyte: return gzipResponse(GzipBomb.make(inflatedSize: 1 << 20, validCRC: true))
         case .repeatedFields:
             return complete(
                 status: "200 OK", type: "application/json", body: Array(okBody.utf8),

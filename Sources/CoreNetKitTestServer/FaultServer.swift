@@ -93,6 +93,9 @@ public final class FaultServer: Sendable {
         /// `200` with `Content-Encoding: gzip`: a valid member of about 300 bytes that inflates to
         /// 64 KiB of zero bytes, more than its `Content-Length` counts.
         case gzipZeros = "gzip-zeros"
+        /// `200` with `Content-Encoding: gzip`: a valid member of about 6.6 KB that inflates to
+        /// 1 MiB of zero bytes (more than 150 times its size).
+        case gzipMebibyte = "gzip-zeros-1m"
         /// `200` with a 1 GiB body of `a` bytes, written as fast as the client reads it.
         case gigabyte = "gigabyte"
         /// `200` with two `Set-Cookie`, two `WWW-Authenticate` and two `Link` fields, and the

@@ -13,10 +13,20 @@
 //
 //   corenetkit-fleet-child --base-url http://127.0.0.1:PORT --client NAME --requests 25
 //       --store file:/path/tokens.json | postgres:ACCOUNT | memory   [--lease-ms N] [--no-wait]
+//
+// With `--peak-of URL BUDGET` it instead sends one GET within that body budget and prints the
+// outcome and how far its resident memory rose (PeakOfBody.swift), for the memory tests.
 
 @_spi(Testing) import CoreNetKit
 import Dispatch
 import Foundation
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--peak-of",
+    let url = URL(string: CommandLine.arguments[2]), let budget = Int(CommandLine.arguments[3])
+{
+    print(await PeakOfBody.run(url: url, budget: budget))
+    exit(0)
+}
 
 let arguments = FleetArguments(CommandLine.arguments.dropFirst())
 let callbacks = DispatchQueue(label: "fleet-child.callbacks")

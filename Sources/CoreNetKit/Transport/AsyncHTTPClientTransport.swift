@@ -41,18 +41,29 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The most redirects followed for one request.
     public static let maximumRedirects = 20
 
+    /// Whether the transport asks for gzip/deflate bodies and inflates them as the pipeline reads
+    /// them (its own client, with AsyncHTTPClient's decompression off).
+    private let inflatesBodies: Bool
+
     /// The configuration the transport's own client uses: redirects left to the transport,
     /// connection failures reported at once rather than retried until the deadline, and
-    /// decompression of gzip/deflate bodies.
+    /// AsyncHTTPClient's decompression off: the transport asks for gzip/deflate bodies itself and
+    /// inflates them as the pipeline reads them, so that ``NetworkConfiguration/maximumResponseBodySize``
+    /// bounds the inflated size and no compression ratio refuses a small body.
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            decompression: .enabled(limit: .ratio(100)))
+            decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 
     /// Creates a transport over a client of its own, shut down when the transport is released.
+    ///
+    /// With the configuration's decompression `.disabled` (the default configuration's), the
+    /// transport sends `Accept-Encoding: gzip, deflate` on requests that have none and inflates
+    /// those responses itself, within the pipeline's budget; a request with an `Accept-Encoding`
+    /// of its own gets the body as the server sent it.
     public convenience init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()) {
         self.init(configuration: configuration, trustByHost: [:])
     }
@@ -61,13 +72,16 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.ownsClient = true
         self.trustByHost = trustByHost
+        if case .disabled = configuration.decompression { inflatesBodies = true } else { inflatesBodies = false }
     }
 
-    /// Creates a transport over `client`, which the caller owns and shuts down.
+    /// Creates a transport over `client`, which the caller owns and shuts down; bodies are
+    /// decompressed (or not) as the client's configuration says.
     public init(client: HTTPClient) {
         self.client = client
         self.ownsClient = false
         self.trustByHost = [:]
+        self.inflatesBodies = false
     }
 
     deinit {
@@ -81,10 +95,14 @@ public final class AsyncHTTPClientTransport: Transport {
             request.timeout.isFinite && request.timeout > 0
             ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
         var current = request
+        // Asked for by the transport, so inflated by it; a caller's own Accept-Encoding gets the
+        // bytes as sent.
+        let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
+        if inflates { current.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding") }
         for _ in 0...Self.maximumRedirects {
             let response = try await execute(current, original: request, deadline: deadline)
             guard let next = try redirect(from: current, response: response) else {
-                return Self.response(response, url: current.url)
+                return Self.response(response, url: current.url, inflates: inflates)
             }
             current = next
         }
@@ -122,14 +140,24 @@ public final class AsyncHTTPClientTransport: Transport {
         return .stream(BufferChunks(body: body), length: body.length.map { .known($0) } ?? .unknown)
     }
 
-    /// The head of `response`, with its body as CoreNetKit chunks.
-    private static func response(_ response: HTTPClientResponse, url: URL) -> TransportResponse {
+    /// The head of `response`, with its body as CoreNetKit chunks (inflated when `inflates` and
+    /// the body is gzip or deflate).
+    private static func response(_ response: HTTPClientResponse, url: URL, inflates: Bool) -> TransportResponse {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(response.headers.count)
         for header in response.headers { headers.append((name: header.name, value: header.value)) }
+        let coding = response.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
+            .lowercased()
+        let body =
+            inflates && (coding == "gzip" || coding == "deflate")
+            ? ResponseBody(
+                InflatedChunks(
+                    body: response.body,
+                    head: HTTPResponseHead(
+                        version: response.version, status: response.status, headers: response.headers)))
+            : ResponseBody(DataChunks(body: response.body))
         return TransportResponse(
-            statusCode: Int(response.status.code), headers: HTTPHeaders(headers),
-            body: ResponseBody(DataChunks(body: response.body)), url: url)
+            statusCode: Int(response.status.code), headers: HTTPHeaders(headers), body: body, url: url)
     }
 
     /// The request to send next if `response` redirects, with the method rules browsers and

@@ -1,0 +1,106 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+#if AsyncHTTPClient
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import NIOHTTPCompression
+
+/// A gzip or deflate response body inflated as the pipeline reads it, a kilobyte of compressed
+/// input at a time: the pipeline's budget (``NetworkConfiguration/maximumResponseBodySize``)
+/// bounds what it inflates however far the body would go, and no ratio refuses a small body that
+/// compresses well. The transport inflates only bodies it asked to be compressed (the request had
+/// no `Accept-Encoding` of its own).
+struct InflatedChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    /// Compressed bytes inflated in one step: at most about 1 MB of output at deflate's largest
+    /// ratio, so little is inflated beyond what the reader asked for.
+    static let step = 1024
+
+    let body: HTTPClientResponse.Body
+    let head: HTTPResponseHead
+
+    func makeAsyncIterator() -> Iterator { Iterator(base: body.makeAsyncIterator(), head: head) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let head: HTTPResponseHead
+        var inflater: Inflater?
+        /// Compressed bytes received and not inflated yet.
+        var pending = ByteBuffer()
+        var finished = false
+
+        init(base: HTTPClientResponse.Body.AsyncIterator, head: HTTPResponseHead) {
+            self.base = base
+            self.head = head
+        }
+
+        mutating func next() async throws -> Data? {
+            do {
+                let inflater = try inflater ?? Inflater(head: head)
+                self.inflater = inflater
+                while true {
+                    if let chunk = try inflater.inflated() { return chunk }
+                    if finished { return nil }
+                    if let slice = pending.readSlice(length: Swift.min(InflatedChunks.step, pending.readableBytes)),
+                        slice.readableBytes > 0
+                    {
+                        try inflater.inflate(slice)
+                    } else if let buffer = try await base.next() {
+                        pending = buffer
+                    } else {
+                        try inflater.finish()
+                        finished = true
+                    }
+                }
+            } catch let error as NIOHTTPDecompression.DecompressionError {
+                throw URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
+            } catch let error as NIOHTTPDecompression.ExtraDecompressionError {
+                throw URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
+            } catch {
+                throw AsyncHTTPClientTransport.map(error)
+            }
+        }
+    }
+
+    /// NIO's response decompressor in a channel of its own, fed by hand.
+    final class Inflater {
+        private let channel = EmbeddedChannel()
+
+        init(head: HTTPResponseHead) throws {
+            try channel.pipeline.syncOperations.addHandler(NIOHTTPResponseDecompressor(limit: .none))
+            try channel.writeInbound(HTTPClientResponsePart.head(head))
+            _ = try channel.readInbound(as: HTTPClientResponsePart.self)
+        }
+
+        func inflate(_ compressed: ByteBuffer) throws {
+            try channel.writeInbound(HTTPClientResponsePart.body(compressed))
+        }
+
+        func finish() throws {
+            try channel.writeInbound(HTTPClientResponsePart.end(nil))
+        }
+
+        /// The next piece inflated and not read yet.
+        func inflated() throws -> Data? {
+            while let part = try channel.readInbound(as: HTTPClientResponsePart.self) {
+                if case .body(let buffer) = part, buffer.readableBytes > 0 {
+                    return buffer.withUnsafeReadableBytes { Data($0) }
+                }
+            }
+            return nil
+        }
+    }
+}
+#endif
