@@ -17,7 +17,10 @@ for transport, c, *runs in rows:
 
 transports = list(data)
 levels = sorted({c for t in data.values() for c in t})
-colors = {"URLSession": "#4e79a7", "AsyncHTTPClient": "#f28e2b"}
+colors = {
+    "URLSession cbafa91": "#a0cbe8", "AHC cbafa91": "#ffbe7d",
+    "URLSession fed28d5": "#4e79a7", "AHC fed28d5": "#f28e2b",
+}
 width, height, left, bottom, top = 640, 360, 60, 50, 40
 low, high = 0.7, 1.2
 plot_h = height - bottom - top
@@ -51,7 +54,7 @@ for i, c in enumerate(levels):
         out.append(f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{y(max(runs)):.1f}" y2="{y(min(runs)):.1f}" stroke="#000"/>')
         out.append(f'<text x="{mid:.1f}" y="{y(max(runs)) - 4:.1f}" text-anchor="middle" font-size="10">{median:.2f}</text>')
 for j, t in enumerate(transports):
-    out.append(f'<rect x="{left + j * 150}" y="{height - 22}" width="12" height="12" fill="{colors.get(t, "#888")}"/>')
-    out.append(f'<text x="{left + j * 150 + 16}" y="{height - 12}">{t}</text>')
+    out.append(f'<rect x="{left + j * 140}" y="{height - 22}" width="12" height="12" fill="{colors.get(t, "#888")}"/>')
+    out.append(f'<text x="{left + j * 140 + 16}" y="{height - 12}">{t}</text>')
 out.append("</svg>")
 open(os.path.join(HERE, "ratios.svg"), "w").write("\n".join(out) + "\n")
