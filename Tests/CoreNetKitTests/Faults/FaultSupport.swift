@@ -42,7 +42,7 @@ let survivableFaults: [FaultServer.Fault] = FaultServer.Fault.allCases.filter { 
 extension FaultServer.Fault {
     static let timedOrHuge: Set<FaultServer.Fault> = [
         .stalledBody, .headOnly, .lateBody, .trickledBody, .lyingLength, .endlessEarlyHints, .slowHeaders, .gzipBomb,
-        .smallGzipBomb, .gigabyte,
+        .smallGzipBomb, .gzipMebibyte, .gigabyte,
     ]
 }
 
