@@ -53,10 +53,9 @@ struct InflatedChunks: AsyncSequence, Sendable {
                 while true {
                     if let chunk = try inflater.inflated() { return chunk }
                     if finished { return nil }
-                    if let slice = pending.readSlice(length: Swift.min(InflatedChunks.step, pending.readableBytes)),
-                        slice.readableBytes > 0
-                    {
-                        try inflater.inflate(slice)
+                    if pending.readableBytes > 0 {
+                        try inflater.inflate(
+                            pending.readSlice(length: Swift.min(InflatedChunks.step, pending.readableBytes))!)
                     } else if let buffer = try await base.next() {
                         pending = buffer
                     } else {
@@ -64,9 +63,10 @@ struct InflatedChunks: AsyncSequence, Sendable {
                         finished = true
                     }
                 }
-            } catch let error as NIOHTTPDecompression.DecompressionError {
-                throw URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
-            } catch let error as NIOHTTPDecompression.ExtraDecompressionError {
+            } catch
+                where error is NIOHTTPDecompression.DecompressionError
+                || error is NIOHTTPDecompression.ExtraDecompressionError
+            {
                 throw URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
             } catch {
                 throw AsyncHTTPClientTransport.map(error)

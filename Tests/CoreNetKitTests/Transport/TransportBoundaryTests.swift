@@ -173,24 +173,14 @@ struct TransportBoundaryTests {
         }
     }
 
-    @Test func aCompressedBodyPastTheBudgetNamesTheSettingToRaise() async throws {
-        // 1 MiB inflated from 6.6 KB, against a 100 KB budget (a bomb would flood
-        // FoundationNetworking's delegate queue and stall the other URLSession tests).
+    /// A plain body, and 1 MiB inflated from 6.6 KB (a bomb would flood FoundationNetworking's
+    /// delegate queue and stall the other URLSession tests).
+    @Test(arguments: [FaultServer.Fault.hugeJSON, .gzipMebibyte])
+    func aBodyPastTheBudgetNamesTheSettingToRaise(fault: FaultServer.Fault) async throws {
         try await withFaultServer { faults in
             let configuration = testConfiguration { $0.maximumResponseBodySize = 100_000 }
 
-            let result = try await outcome(of: faults.request(.gzipMebibyte, configuration: configuration))
-
-            #expect(result.failureCode == .responseTooLarge)
-            #expect(result.failureMessage?.contains("NetworkConfiguration.maximumResponseBodySize") == true)
-        }
-    }
-
-    @Test func aBodyPastTheBudgetNamesTheSettingToRaise() async throws {
-        try await withFaultServer { faults in
-            let configuration = testConfiguration { $0.maximumResponseBodySize = 100_000 }
-
-            let result = try await outcome(of: faults.request(.hugeJSON, configuration: configuration))
+            let result = try await outcome(of: faults.request(fault, configuration: configuration))
 
             #expect(result.failureCode == .responseTooLarge)
             #expect(result.failureMessage?.contains("NetworkConfiguration.maximumResponseBodySize") == true)
