@@ -10,17 +10,19 @@
 /// after a rejection refreshes once and sends the request through the rest of the chain again.
 ///
 /// It runs after the cache stage, so an answer from the cache never waits for a token or a
-/// refresh. Without a manager, or for a request that needs no authorization, it only passes the
-/// request on.
-public struct AccessTokenInterceptor: Interceptor {
-    /// Creates the stage; it reads NetworkConfiguration/accessManager of the request's
-    /// configuration.
-    public init() {}
+/// refresh. A request that needs no authorization passes through. It is the stage of
+/// NetworkConfiguration/accessManager: setting that adds, replaces or removes it.
+public struct AccessTokenInterceptor: Interceptor, BuiltInStage {
+    /// The manager that holds the token and runs the refreshes.
+    public let manager: AccessSafeRequestManager
+
+    /// Creates the stage of `manager`.
+    public init(manager: AccessSafeRequestManager) { self.manager = manager }
+
+    var isOff: Bool { false }
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        guard let manager = next.configuration.accessManager, request.requiresAuthorization else {
-            return try await next.proceed(request)
-        }
+        guard request.requiresAuthorization else { return try await next.proceed(request) }
         return try await manager.roundTrip(
             request,
             onRefresh: { event in

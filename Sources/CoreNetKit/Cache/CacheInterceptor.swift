@@ -11,53 +11,61 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The stage of the cache: it answers from the configuration's CacheAdapter as each
-/// request's CachePolicy says, makes requests conditional, and marks answers for storing.
+/// The stage of the cache: it answers from its CacheAdapter as each request's CachePolicy says,
+/// makes requests conditional, and stores what HTTP lets it store.
 ///
-/// On the way in it reads the entry for the request (its method, URL and `Vary` headers):
-/// CachePolicy/cacheOnly answers from it and never goes further;
-/// CachePolicy/firstCacheThenRefreshFromServer hands it to the contexts' `onCacheSuccess`
-/// at once and goes on; with an entry, `If-None-Match`/`If-Modified-Since` are added. On the
-/// way out, a `304` becomes the stored answer (confirmed, so not "from the cache"), and under
-/// CachePolicy/serverIfFailReadFromCache a `5xx` or a failure to reach the server (also a
-/// token refresh that could not reach it) becomes the stored answer marked as from the cache. A
-/// successful answer is stored once the request's mapping has read it.
+/// On the way in it reads the entry for the request (its method, URL and `Vary` headers); an
+/// entry the configuration's validators reject counts as none. CachePolicy/cacheOnly answers
+/// from it and never goes further; with an entry, `If-None-Match`/`If-Modified-Since` are added.
+/// On the way out, a `304` becomes the stored answer (confirmed, so not "from the cache"), and
+/// under CachePolicy/serverIfFailReadFromCache a `5xx` or a failure to reach the server (also a
+/// token refresh that could not reach it) becomes the stored answer marked as from the cache.
+///
+/// What is stored is decided by HTTP (RFC 9111): a successful `GET` or `HEAD` whose
+/// `Cache-Control` (the response's or the request's) does not say `no-store` and whose `Vary` is
+/// not `*`, stored before the response goes back out, so the next request finds it. Only a whole
+/// body reaches the stage: a body cut by a dropped connection ends the request in an error and is
+/// never stored. A streamed body and a download to a file are not stored. Whether the model
+/// reads is not the stage's business: an entry the request cannot read is a miss for the request
+/// (see CachePolicy), and the server's next answer replaces it.
 ///
 /// CachePolicy/cacheIfFreshElseServer reads HTTP freshness (CacheFreshness, RFC 9111): a
 /// fresh entry answers without going further, a stale one within `stale-while-revalidate`
-/// answers and is revalidated in the background, and one within `stale-if-error` answers when
-/// the server fails. Time comes from NetworkConfiguration/clock.
+/// answers and is revalidated in the background through the rest of the chain, and one within
+/// `stale-if-error` answers when the server fails. Time comes from NetworkConfiguration/clock.
 ///
 /// It runs before the token stage, so an answer from the cache never waits for a token refresh.
-/// Only `GET` and `HEAD` are cached; without an adapter the stage only passes requests on
-/// (and `cacheOnly` fails with `cacheMiss`).
-public struct CacheInterceptor: Interceptor {
-    /// Creates the stage; it reads NetworkConfiguration/cacheAdapter of the request's
-    /// configuration.
-    public init() {}
+/// It is the stage of NetworkConfiguration/cacheAdapter: setting that adds, replaces or removes
+/// it. Without a cache stage, a `cacheOnly` request fails with `cacheMiss` and is never sent.
+public struct CacheInterceptor: Interceptor, BuiltInStage {
+    /// Where the entries are kept.
+    public let adapter: any CacheAdapter
+
+    /// Creates the stage of `adapter`.
+    public init(adapter: any CacheAdapter) { self.adapter = adapter }
+
+    var isOff: Bool { false }
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let configuration = next.configuration
         let policy = request.cachePolicy
-        guard let adapter = configuration.cacheAdapter, request.method.isCacheable else {
+        guard request.method.isCacheable else {
             guard policy == .cacheOnly else { return try await next.proceed(request) }
-            let reason =
-                configuration.cacheAdapter == nil
-                ? "no cache adapter is configured" : "only GET and HEAD are cached"
-            throw BaseServerError(code: .cacheMiss, message: reason)
+            throw BaseServerError(code: .cacheMiss, message: "only GET and HEAD are cached")
         }
         let store = CacheStore(
             adapter: adapter, method: request.method,
             url: try RequestEncoder.url(of: request, encoder: configuration.encoder),
             requestHeaders: request.headers)
+        let clock = configuration.clock
+        // A streamed body is not in the response, a download is in a file: nothing to store.
+        let stores = request.responseBodyStream == nil && request.downloadDestination == nil
         if policy == .serverOnly {
-            var response = try await next.proceed(request)
-            // A streamed body is not in the response: there is nothing to store.
-            if request.responseBodyStream == nil { Self.store(&response, in: store, clock: configuration.clock) }
+            let response = try await next.proceed(request)
+            if stores { await store.save(response, at: clock.currentDate) }
             return response
         }
-        let entry = await store.lookup()
-        let clock = configuration.clock
+        let entry = await store.lookup().flatMap { Self.reads($0, store, configuration) ? $0 : nil }
         // Computed only where a policy reads it: parsing the HTTP dates is not free.
         let heuristic = configuration.heuristicFreshness
         let freshness: @Sendable (CachedResponse) -> CacheFreshness = {
@@ -78,9 +86,6 @@ public struct CacheInterceptor: Interceptor {
             }
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
-        if let entry, policy == .firstCacheThenRefreshFromServer, next.takesEarlyAnswer {
-            await next.answerEarly(entry.serverResponse(for: store.transportRequest, fromCache: true))
-        }
         var sent = request
         let conditional = entry.map { Self.addConditionalHeaders(from: $0, to: &sent.headers) } ?? false
         let response: ServerResponse
@@ -92,9 +97,9 @@ public struct CacheInterceptor: Interceptor {
             return entry.serverResponse(for: store.transportRequest, fromCache: true)
         }
         if let entry, response.statusCode == 304, conditional {
-            var revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
+            let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                 .serverResponse(for: response.transportRequest, fromCache: false, duration: response.duration)
-            Self.store(&revalidated, in: store, clock: clock)
+            await store.save(revalidated, at: clock.currentDate)
             next.report(.revalidated)
             return revalidated
         }
@@ -102,15 +107,19 @@ public struct CacheInterceptor: Interceptor {
             next.report(.fallback)
             return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
         }
-        var stored = response
-        Self.store(&stored, in: store, clock: clock)
-        return stored
+        if stores { await store.save(response, at: clock.currentDate) }
+        return response
     }
 
-    /// Has `response` stored in `store` once the request's mapping read it (the pipeline runs
-    /// ServerResponse.whenMapped after a successful mapping).
-    private static func store(_ response: inout ServerResponse, in store: CacheStore, clock: any NetworkClock) {
-        response.whenMapped = { mapped in await store.save(mapped, at: clock.currentDate) }
+    /// Whether the configuration's validators accept `entry` as an answer: one they reject is a
+    /// miss, never an answer that fails the request.
+    private static func reads(_ entry: CachedResponse, _ store: CacheStore, _ configuration: NetworkConfiguration)
+        -> Bool
+    {
+        let validators = configuration.validators
+        guard !validators.isEmpty else { return true }
+        let response = entry.serverResponse(for: store.transportRequest, fromCache: true)
+        return (try? ResponseValidationInterceptor.validate(response, validators: validators, errorMappers: [])) != nil
     }
 
     /// The answer of CachePolicy/cacheIfFreshElseServer from `entry` without waiting for the
@@ -147,22 +156,21 @@ public struct CacheInterceptor: Interceptor {
 
     /// Sends `request` conditionally through the rest of the chain in a Task of its own, after the
     /// request itself was answered from `entry` (`stale-while-revalidate`), and stores what comes
-    /// back: the entry refreshed by a `304`, or a `2xx` the request's mapping reads. Nobody waits
-    /// for it and a failure leaves the entry as it is; cancelling the request does not cancel it.
+    /// back as HTTP allows: the entry refreshed by a `304`, or a new answer. Nobody waits for it
+    /// and a failure leaves the entry as it is; cancelling the request does not cancel it.
     private static func revalidateInBackground(
         _ entry: CachedResponse, _ request: ServerRequest, _ store: CacheStore, _ next: InterceptorChain
     ) {
-        let fork = next.fork()
         var sent = request
         let conditional = Self.addConditionalHeaders(from: entry, to: &sent.headers)
         Task {
-            guard let response = try? await fork.proceed(sent) else { return }
-            let clock = fork.clock
+            guard let response = try? await next.proceed(sent) else { return }
+            let clock = next.clock
             if response.statusCode == 304, conditional {
                 let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
                     .serverResponse(for: response.transportRequest, fromCache: false)
                 await store.save(revalidated, at: clock.currentDate)
-            } else if response.isSuccessStatus, await fork.mapsModel(from: response) {
+            } else {
                 await store.save(response, at: clock.currentDate)
             }
         }

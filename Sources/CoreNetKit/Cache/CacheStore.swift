@@ -12,8 +12,7 @@ import FoundationNetworking
 #endif
 
 /// Where one request's answer is cached: the adapter, the key of its method and URL, and the
-/// request headers its `Vary` variant is computed from. The cache stage attaches it to a
-/// response it may store; the pipeline stores that response once the mapping has read it.
+/// request headers its `Vary` variant is computed from.
 struct CacheStore: Sendable {
     let adapter: any CacheAdapter
     let key: CacheKey

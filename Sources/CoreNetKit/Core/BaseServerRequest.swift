@@ -164,12 +164,27 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                 // and cost as much. Typed as throwing, so `Task.init` need not wrap it (see
                 // `RequestBroadcast.start`).
                 Task<Void, any Error> { [sending = consume serverRequest] in
-                    let result = await RequestPipeline.run(
-                        self, sending, configuration: configuration, requestId: id, broadcast: broadcast)
+                    let result = await run(sending, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)
                 })
         }
         return context
+    }
+
+    /// Runs `serverRequest` through the pipeline; a policy that reads the cache is composed by
+    /// `answerReadingCache` (in the cache's folder).
+    @inline(__always)
+    private func run(
+        _ serverRequest: consuming ServerRequest, configuration: NetworkConfiguration, requestId: String,
+        broadcast: RequestBroadcast?
+    ) async -> ContextOutcome {
+        guard serverRequest.cachePolicy == .serverOnly else {
+            return await answerReadingCache(
+                serverRequest, configuration: configuration, requestId: requestId, broadcast: broadcast)
+        }
+        return await RequestPipeline.run(
+            self, serverRequest, configuration: configuration, requestId: requestId, broadcast: broadcast
+        ).0
     }
 
     /// Runs the request and returns the model.
@@ -197,8 +212,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let (id, number) = pool.registerGenerated(
             request: serverRequest, startedAt: configuration.clock.currentDate, member: member)
         defer { pool.removeGenerated(number) }
-        let result = await RequestPipeline.run(
-            self, consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
+        let result = await run(consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()
         if Task.isCancelled {
             var cancelled = BaseServerError.cancelled

@@ -11,17 +11,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the stages of one request share besides the request value: its id, its configuration,
-/// its transfer (progress, scratch files, download) and where a cached answer goes. The last
+/// What the stages of one request share besides the request value: its id, its configuration
+/// and its transfer (progress, scratch files, download). The last
 /// stage of every chain, `send(_:)`, encodes the request and hands it to the transport.
 ///
 /// One per request; stages reach it only through the InterceptorChain they are given.
 final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
-    /// For each of ``interceptors``, which standard stage it is; empty when the request
-    /// has monitors, which time every stage.
-    let standardStages: [StandardStage?]
     let requestId: String
     /// `nil` when the request has no file to stream or download: then it needs no transfer
     /// bookkeeping unless somebody watches its progress (``progressWatch``).
@@ -29,43 +26,30 @@ final class Exchange: Sendable {
     /// Where a request without a ``transfer`` finds one once a context watches its progress;
     /// `nil` when nobody can (``BaseServerRequest/performAsync()``).
     let progressWatch: ProgressWatch?
-    /// The request's own mapping, as the stages may use it through the chain; `nil` when no
-    /// stage can need it (no cache adapter and no early answer awaited).
-    let reader: (any ResponseReading)?
-    /// Whether a context listens for an answer before the final one
-    /// (`firstCacheThenRefreshFromServer` through ``BaseServerRequest/perform()``).
-    let takesEarlyAnswers: Bool
     /// The configuration's monitors for this request; `nil` when it has none.
     let monitoring: RequestMonitoring?
 
     init(
         configuration: NetworkConfiguration, requestId: String, transfer: RequestTransfer?,
-        progressWatch: ProgressWatch? = nil, reader: (any ResponseReading)?, takesEarlyAnswers: Bool,
-        monitoring: RequestMonitoring?
+        progressWatch: ProgressWatch? = nil, monitoring: RequestMonitoring?
     ) {
         self.configuration = configuration
         self.interceptors = configuration.interceptors
-        self.standardStages = monitoring == nil ? configuration.standardStages : []
         self.requestId = requestId
         self.transfer = transfer
         self.progressWatch = transfer == nil ? progressWatch : nil
-        self.reader = reader
-        self.takesEarlyAnswers = takesEarlyAnswers && reader != nil
         self.monitoring = monitoring
-    }
-
-    /// The exchange of a fork of the chain (InterceptorChain/fork(): the same configuration
-    /// and mapping, no transfer, no early answers, no monitors.
-    func forked() -> Exchange {
-        Exchange(
-            configuration: configuration, requestId: requestId + ".fork", transfer: nil, reader: reader,
-            takesEarlyAnswers: false, monitoring: nil)
     }
 
     /// The end of every chain: encodes `request`, sends it through the transport, maps the
     /// transport's failure once and logs both ways.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
+        // The request's own promise: `cacheOnly` never reaches the network. Here no stage
+        // answered it (the configuration has no cache adapter, or its cache stage was removed).
+        if request.cachePolicy == .cacheOnly {
+            throw BaseServerError(code: .cacheMiss, message: "no cache adapter is configured")
+        }
         // Without a transfer the encoding is synchronous: no frame of its own.
         var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
         if let cookies = configuration.cookieStorage {

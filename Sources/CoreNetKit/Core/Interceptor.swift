@@ -29,13 +29,14 @@ import Foundation
 /// NetworkConfiguration.default.interceptors.append(SigningInterceptor(key: secret))
 /// ```
 ///
-/// The standard list (``NetworkConfiguration/standardInterceptors``) is, from the outside in:
+/// The built-in stages are made from the configuration's settings and are, from the outside in:
 /// ``ResponseValidationInterceptor``, ``RetryInterceptor``, ``PreparatorInterceptor``,
-/// ``CacheInterceptor``, ``AccessTokenInterceptor``; then the transport. An interceptor appended
-/// to the list runs last, right before the transport, once per attempt, with the access token
-/// already in the request; `interceptors.insert(_:before:)` places one relative to a standard
-/// stage (`before: CacheInterceptor.self`). The standard stages read their settings from the
-/// configuration, and the list always holds each of them once.
+/// ``CacheInterceptor`` (with a cache adapter), ``AccessTokenInterceptor`` (with an access
+/// manager); then the transport. A feature that is off has no stage. An interceptor appended to
+/// the list runs last, right before the transport, once per attempt, with the access token
+/// already in the request; `interceptors.insert(_:before:)` places one relative to a built-in
+/// stage (`before: CacheInterceptor.self`). The chain knows no stage: a built-in one can be
+/// removed, replaced or moved like yours.
 public protocol Interceptor: Sendable {
     /// Handles `request`: usually changes it, calls `next.proceed(_:)` and looks at or changes
     /// the response.
@@ -54,10 +55,13 @@ public protocol Interceptor: Sendable {
 /// The rest of the chain after one ``Interceptor``: calling ``proceed(_:)`` runs the next stage,
 /// and after the last one the transport.
 ///
-/// It is the whole of what a stage may use, the same for the standard stages and yours: the
-/// request's id and configuration, its clock, whether it was cancelled, the monitors' event sink,
-/// the early-answer channel and a fork of the rest of the chain. The attempt a request is on is in
-/// the request itself (``ServerRequest/attempt``).
+/// It is the whole of what a stage may use, the same for the built-in stages and yours: the
+/// request's id and configuration, its clock, whether it was cancelled and the monitors' event
+/// sink. The attempt a request is on is in the request itself (``ServerRequest/attempt``).
+///
+/// A stage may keep the chain and call ``proceed(_:)`` from a Task of its own after the request
+/// ended (the cache stage's revalidation in the background): that call is not cancelled with the
+/// request, reports no progress, and the monitors hear nothing of it after the request's end.
 public struct InterceptorChain: Sendable {
     private let exchange: Exchange
     private let index: Int
@@ -125,84 +129,11 @@ public struct InterceptorChain: Sendable {
         exchange.monitoring?.prepared(request, encoder: exchange.configuration.encoder)
     }
 
-    /// Whether a context waits for an answer before the final one: a request started with
-    /// ``BaseServerRequest/perform()`` under ``CachePolicy/firstCacheThenRefreshFromServer``.
-    public var takesEarlyAnswer: Bool { exchange.takesEarlyAnswers }
-
-    /// Hands `response`, an answer this stage has before the final one (the cache stage's
-    /// stored entry), to the request's `onCacheSuccess` handlers, read by the request's own
-    /// mapping; the request goes on either way.
-    ///
-    /// Does nothing when ``takesEarlyAnswer`` is `false` or the mapping cannot read `response`;
-    /// a context takes only the first early answer, and none after its terminal event.
-    public func answerEarly(_ response: ServerResponse) async {
-        guard exchange.takesEarlyAnswers else { return }
-        await exchange.reader?.answerEarly(response)
-    }
-
-    /// Whether the request's own mapping reads a model from `response`: for a stage that keeps
-    /// a response nobody waits for (the cache stage's background revalidation), as the pipeline
-    /// keeps only what the mapping read. `true` when the configuration has no cache adapter
-    /// and nobody waits for an early answer (the mapping is then not at hand).
-    public func mapsModel(from response: ServerResponse) async -> Bool {
-        await exchange.reader?.reads(response) ?? true
-    }
-
-    /// The rest of the chain again, for work that outlives the request, such as a revalidation in
-    /// the background: the same later stages, configuration and mapping, but no progress, no
-    /// early answers and no monitors. Cancelling the request does not cancel what runs on it.
-    public func fork() -> InterceptorChain {
-        InterceptorChain(exchange: exchange.forked(), index: index)
-    }
-
     @inline(__always)
     private func run(_ request: consuming ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
-        var index = index
-        var request = request
-        // A standard stage runs without its frames (none are without monitors' stage times):
-        // passed over when it has nothing to do for this request, in line when its work is short.
-        let standardStages = exchange.standardStages
-        guard !standardStages.isEmpty else { return try await next(request, at: index) }
-        let configuration = exchange.configuration
-        // Validation wraps every later stage: it checks the response they return, once each
-        // time it is listed (ResponseValidationInterceptor.intercept(_:next:), in line).
-        var validations = 0
-        while index < interceptors.count, let stage = standardStages[index] {
-            switch stage {
-            case .validation:
-                validations += 1
-            case .preparators:
-                // PreparatorInterceptor.intercept(_:next:), in line (no monitors to tell).
-                try await configuration.prepare(&request)
-            case .retry, .cache, .accessToken:
-                if !stage.passes(request, under: configuration) {
-                    let response = try await interceptors[index].intercept(
-                        request, next: InterceptorChain(exchange: exchange, index: index + 1))
-                    return try validated(response, validations, configuration)
-                }
-            }
-            index += 1
-        }
-        return try validated(try await next(request, at: index), validations, configuration)
-    }
-
-    /// The stage at `index` with the rest of the chain, or the transport after the last one.
-    @inline(__always)
-    private func next(_ request: ServerRequest, at index: Int) async throws -> ServerResponse {
-        guard index < exchange.interceptors.count else { return try await exchange.send(request) }
-        return try await exchange.interceptors[index].intercept(
+        guard index < interceptors.count else { return try await exchange.send(request) }
+        return try await interceptors[index].intercept(
             request, next: InterceptorChain(exchange: exchange, index: index + 1))
-    }
-
-    @inline(__always)
-    private func validated(_ response: ServerResponse, _ validations: Int, _ configuration: NetworkConfiguration)
-        throws -> ServerResponse
-    {
-        for _ in 0..<validations {
-            try ResponseValidationInterceptor.validate(
-                response, validators: configuration.validators, errorMappers: configuration.errorMappers)
-        }
-        return response
     }
 }

@@ -44,19 +44,26 @@ public struct NetworkConfiguration: Sendable {
     }
 
     /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
+    ///
+    /// The setting of the ``PreparatorInterceptor`` in ``interceptors``: reading it reads that
+    /// stage, setting it replaces the stage (an empty list removes it).
     public var preparators: [any RequestPreparator] {
-        get { storage.preparators }
-        set { mutableStorage.preparators = newValue }
+        get { stage(PreparatorInterceptor.self)?.preparators ?? [] }
+        set { setStage(newValue.isEmpty ? nil : PreparatorInterceptor(newValue)) }
     }
     /// Decide success, in order; by default ``StatusCodeValidator`` (2xx).
+    ///
+    /// A setting of the ``ResponseValidationInterceptor`` in ``interceptors``, with
+    /// ``errorMappers``: the stage is in the list while either is not empty.
     public var validators: [any ResponseValidator] {
-        get { storage.validators }
-        set { mutableStorage.validators = newValue }
+        get { stage(ResponseValidationInterceptor.self)?.validators ?? [] }
+        set { setStage(ResponseValidationInterceptor(validators: newValue, errorMappers: errorMappers)) }
     }
-    /// Turn failed responses into the app's errors; the first match wins.
+    /// Turn failed responses into the app's errors; the first match wins. A setting of the
+    /// ``ResponseValidationInterceptor``, with ``validators``.
     public var errorMappers: [any ErrorMapperAdapter] {
-        get { storage.errorMappers }
-        set { mutableStorage.errorMappers = newValue }
+        get { stage(ResponseValidationInterceptor.self)?.errorMappers ?? [] }
+        set { setStage(ResponseValidationInterceptor(validators: validators, errorMappers: newValue)) }
     }
     /// Decodes models in the default mapping.
     public var decoder: JSONDecoder {
@@ -119,18 +126,24 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.taskPool = newValue }
     }
     /// Stores responses for the ``CachePolicy`` of each request; `nil` (the default) caches
-    /// nothing, and the pipeline then skips every cache step. See ``DiskCacheAdapter`` and
+    /// nothing: the list then has no cache stage. See ``DiskCacheAdapter`` and
     /// ``UrlCacheAdapter``.
+    ///
+    /// The setting of the ``CacheInterceptor`` in ``interceptors``: reading it reads that stage,
+    /// setting it replaces, adds or (with `nil`) removes the stage.
     public var cacheAdapter: (any CacheAdapter)? {
-        get { storage.cacheAdapter }
-        set { mutableStorage.cacheAdapter = newValue }
+        get { stage(CacheInterceptor.self)?.adapter }
+        set { setStage(newValue.map { CacheInterceptor(adapter: $0) }) }
     }
     /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the
     /// access token, refreshes it once for any number of rejections and replays; `nil` (the
     /// default) sends requests as they are.
+    ///
+    /// The setting of the ``AccessTokenInterceptor`` in ``interceptors``, as ``cacheAdapter`` is
+    /// the cache stage's.
     public var accessManager: AccessSafeRequestManager? {
-        get { storage.accessManager }
-        set { mutableStorage.accessManager = newValue }
+        get { stage(AccessTokenInterceptor.self)?.manager }
+        set { setStage(newValue.map { AccessTokenInterceptor(manager: $0) }) }
     }
     /// Observe every request of this configuration (metrics, tracing, debugging); empty by
     /// default, and then a request pays nothing for monitoring. See ``NetworkEventMonitor``.
@@ -138,30 +151,30 @@ public struct NetworkConfiguration: Sendable {
         get { storage.monitors }
         set { mutableStorage.monitors = newValue }
     }
-    /// When and how often failed requests are sent again; `nil` (the default) never retries.
-    /// A request can bring its own (``ServerRequest/retryPolicy``).
-    public var retryPolicy: RetryPolicy? {
-        get { storage.retryPolicy }
-        set { mutableStorage.retryPolicy = newValue }
-    }
-    /// The stages every request goes through, from the outside in, before the transport:
-    /// ``standardInterceptors`` and yours.
+    /// When and how often failed requests are sent again; `nil` (the default) retries only the
+    /// requests that bring their own policy (``ServerRequest/retryPolicy``).
     ///
-    /// Append your own ``Interceptor`` to run it right before the transport (after the token is
-    /// added, once per attempt), or place it relative to a standard stage with
-    /// `interceptors.insert(_:before:)` (`before: CacheInterceptor.self`). The settings are the
-    /// one source of truth for what the standard stages do (``retryPolicy``, ``cacheAdapter``,
-    /// ``accessManager``, ``preparators``, ``validators``): the list always holds each standard
-    /// stage exactly once — one removed is put back in its place, a second copy is dropped — so
-    /// a feature is turned off by its setting, never by its stage's absence.
+    /// The setting of the ``RetryInterceptor`` in ``interceptors``. The stage stays in the list
+    /// when this is `nil`, for the requests with a policy of their own; take it out of the list
+    /// to never retry.
+    public var retryPolicy: RetryPolicy? {
+        get { stage(RetryInterceptor.self)?.policy }
+        set { setStage(RetryInterceptor(policy: newValue)) }
+    }
+    /// The stages every request goes through, from the outside in, before the transport: the
+    /// built-in stages made from the settings, then yours.
+    ///
+    /// The list is exactly what runs. A built-in stage is an ordinary value made from its
+    /// setting (``validators`` and ``errorMappers``, ``retryPolicy``, ``preparators``,
+    /// ``cacheAdapter``, ``accessManager``); a feature that is off has no stage in the list.
+    /// Setting a setting replaces its stage where it is, or adds it in its standard place; taking
+    /// a stage out of the list turns its feature off (its setting then reads empty). Append your
+    /// own ``Interceptor`` to run it right before the transport (after the token is added, once
+    /// per attempt), or place it relative to a built-in one with `interceptors.insert(_:before:)`
+    /// (`before: CacheInterceptor.self`); replace or reorder the built-ins as you like.
     public var interceptors: [any Interceptor] {
         get { storage.interceptors }
-        set {
-            let stages = Self.withStandardStages(newValue)
-            let storage = mutableStorage
-            storage.interceptors = stages
-            storage.standardStages = stages.map(StandardStage.init)
-        }
+        set { mutableStorage.interceptors = newValue }
     }
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
@@ -186,20 +199,26 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.cookieStorage = newValue }
     }
 
-    /// For each of ``preparators``, the same preparator when it prepares in place
-    /// (``InPlacePreparator``): the chain runs those without an async call.
-    var inPlacePreparators: [(any InPlacePreparator)?] { storage.inPlacePreparators }
+    /// The first stage of type `type` in ``interceptors``.
+    private func stage<Stage: Interceptor>(_ type: Stage.Type) -> Stage? {
+        for stage in storage.interceptors {
+            if let stage = stage as? Stage { return stage }
+        }
+        return nil
+    }
 
-    /// For each stage of ``interceptors``, which standard stage it is (``StandardStage``).
-    var standardStages: [StandardStage?] { storage.standardStages }
-
-    /// The standard stages, from the outside in: validation and error mapping, retry, the
-    /// preparators, the cache, the access token.
-    public static var standardInterceptors: [any Interceptor] {
-        [
-            ResponseValidationInterceptor(), RetryInterceptor(), PreparatorInterceptor(), CacheInterceptor(),
-            AccessTokenInterceptor(),
-        ]
+    /// Puts `stage` in place of the first stage of its type, or in its standard place when the
+    /// list has none; `nil` (or a stage with nothing to do) removes the stage of that type.
+    private mutating func setStage<Stage: BuiltInStage>(_ stage: Stage?) {
+        var stages = storage.interceptors
+        let index = stages.firstIndex { $0 is Stage }
+        switch (stage.flatMap { $0.isOff ? nil : $0 }, index) {
+        case (let stage?, let index?): stages[index] = stage
+        case (let stage?, nil): stages.insert(stage, at: Self.standardPlace(of: Stage.self, in: stages))
+        case (nil, let index?): stages.remove(at: index)
+        case (nil, nil): return
+        }
+        mutableStorage.interceptors = stages
     }
 
     /// Creates a configuration; every argument has the default described on its property.
@@ -221,18 +240,25 @@ public struct NetworkConfiguration: Sendable {
         accessManager: AccessSafeRequestManager? = nil,
         monitors: [any NetworkEventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
-        interceptors: [any Interceptor] = NetworkConfiguration.standardInterceptors,
+        interceptors: [any Interceptor] = [],
         clock: any NetworkClock = SystemClock(),
         heuristicFreshness: HeuristicFreshness? = nil,
         cookieStorage: HTTPCookieStorage? = nil
     ) {
+        let builtIn: [any BuiltInStage] = [
+            ResponseValidationInterceptor(validators: validators, errorMappers: errorMappers),
+            RetryInterceptor(policy: retryPolicy), PreparatorInterceptor(preparators),
+            cacheAdapter.map { CacheInterceptor(adapter: $0) },
+            accessManager.map { AccessTokenInterceptor(manager: $0) },
+        ].compactMap { $0 }
+        // A built-in stage among `interceptors` takes the place of the one made from its setting.
+        let given = Set(interceptors.map { ObjectIdentifier(type(of: $0)) })
+        let stages = builtIn.filter { !$0.isOff && !given.contains(ObjectIdentifier(type(of: $0))) }
         self.storage = Storage(
-            transport: transport ?? SharedTransport.urlSession, preparators: preparators, validators: validators,
-            errorMappers: errorMappers, decoder: decoder, encoder: encoder, logger: logger,
+            transport: transport ?? SharedTransport.urlSession, decoder: decoder, encoder: encoder, logger: logger,
             callbackQueue: callbackQueue, timeout: timeout, idleTimeout: idleTimeout,
             maximumResponseBodySize: maximumResponseBodySize, maximumDownloadSize: maximumDownloadSize,
-            taskPool: taskPool, cacheAdapter: cacheAdapter, accessManager: accessManager, monitors: monitors,
-            retryPolicy: retryPolicy, interceptors: Self.withStandardStages(interceptors), clock: clock,
+            taskPool: taskPool, monitors: monitors, interceptors: stages + interceptors, clock: clock,
             heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage)
     }
 
@@ -251,13 +277,6 @@ public struct NetworkConfiguration: Sendable {
         // value holding it is its only owner; shared storage is only read.
 
         var transport: any Transport
-        var preparators: [any RequestPreparator] {
-            didSet { inPlacePreparators = Self.inPlace(preparators) }
-        }
-        /// For each of `preparators`, the same preparator when the library's own works in place.
-        private(set) var inPlacePreparators: [(any InPlacePreparator)?]
-        var validators: [any ResponseValidator]
-        var errorMappers: [any ErrorMapperAdapter]
         var decoder: JSONDecoder
         var encoder: JSONEncoder
         var logger: (any NetworkLogger)?
@@ -267,22 +286,14 @@ public struct NetworkConfiguration: Sendable {
         var maximumResponseBodySize: Int
         var maximumDownloadSize: Int64?
         var taskPool: TaskPool
-        var cacheAdapter: (any CacheAdapter)?
-        var accessManager: AccessSafeRequestManager?
         var monitors: [any NetworkEventMonitor]
-        var retryPolicy: RetryPolicy?
         var interceptors: [any Interceptor]
         var clock: any NetworkClock
         var heuristicFreshness: HeuristicFreshness?
         var cookieStorage: HTTPCookieStorage?
-        /// For each of `interceptors`, which standard stage it is (`nil`: a stage of yours).
-        var standardStages: [StandardStage?]
 
         init(
             transport: any Transport,
-            preparators: [any RequestPreparator],
-            validators: [any ResponseValidator],
-            errorMappers: [any ErrorMapperAdapter],
             decoder: JSONDecoder,
             encoder: JSONEncoder,
             logger: (any NetworkLogger)?,
@@ -292,20 +303,13 @@ public struct NetworkConfiguration: Sendable {
             maximumResponseBodySize: Int,
             maximumDownloadSize: Int64?,
             taskPool: TaskPool,
-            cacheAdapter: (any CacheAdapter)?,
-            accessManager: AccessSafeRequestManager?,
             monitors: [any NetworkEventMonitor],
-            retryPolicy: RetryPolicy?,
             interceptors: [any Interceptor],
             clock: any NetworkClock,
             heuristicFreshness: HeuristicFreshness?,
             cookieStorage: HTTPCookieStorage?
         ) {
             self.transport = transport
-            self.preparators = preparators
-            self.inPlacePreparators = Self.inPlace(preparators)
-            self.validators = validators
-            self.errorMappers = errorMappers
             self.decoder = decoder
             self.encoder = encoder
             self.logger = logger
@@ -315,28 +319,20 @@ public struct NetworkConfiguration: Sendable {
             self.maximumResponseBodySize = maximumResponseBodySize
             self.maximumDownloadSize = maximumDownloadSize
             self.taskPool = taskPool
-            self.cacheAdapter = cacheAdapter
-            self.accessManager = accessManager
             self.monitors = monitors
-            self.retryPolicy = retryPolicy
             self.interceptors = interceptors
             self.clock = clock
             self.heuristicFreshness = heuristicFreshness
             self.cookieStorage = cookieStorage
-            self.standardStages = interceptors.map(StandardStage.init)
-        }
-
-        private static func inPlace(_ preparators: [any RequestPreparator]) -> [(any InPlacePreparator)?] {
-            preparators.map { $0 as? any InPlacePreparator }
         }
 
         func copy() -> Storage {
             Storage(
-                transport: transport, preparators: preparators, validators: validators, errorMappers: errorMappers,
-                decoder: decoder, encoder: encoder, logger: logger, callbackQueue: callbackQueue, timeout: timeout,
+                transport: transport, decoder: decoder, encoder: encoder, logger: logger, callbackQueue: callbackQueue,
+                timeout: timeout,
                 idleTimeout: idleTimeout, maximumResponseBodySize: maximumResponseBodySize,
-                maximumDownloadSize: maximumDownloadSize, taskPool: taskPool, cacheAdapter: cacheAdapter,
-                accessManager: accessManager, monitors: monitors, retryPolicy: retryPolicy, interceptors: interceptors,
+                maximumDownloadSize: maximumDownloadSize, taskPool: taskPool, monitors: monitors,
+                interceptors: interceptors,
                 clock: clock, heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage)
         }
     }

@@ -10,25 +10,25 @@ import Foundation
 /// Runs one request: the interceptor chain, then the request's mapping, then the one outcome.
 ///
 /// The chain (NetworkConfiguration/interceptors) turns the ServerRequest into a
-/// validated ServerResponse; `handle(serverResponse:)` turns that into the model, once;
-/// then what a stage asked to be done with a mapped response runs (ServerResponse.whenMapped:
-/// the cache stage's write), so a body the model cannot be read from is never cached. The
-/// pipeline knows no stage: the chain gives them the request's mapping as a typed channel
-/// (InterceptorChain/answerEarly(_:), RequestReader). The result — the model and whether it
-/// came from the cache, or the error — is a ContextOutcome, the only type that goes from
-/// the pipeline to the contexts: the model's type erased, so nothing between the mapping and the
-/// handlers is generic over it.
+/// validated ServerResponse; the request's mapping turns that into the model, once. The
+/// pipeline knows no stage. The result — the model and whether its response came from the cache
+/// (ServerResponse/isFromCache, as the stage that answered said), or the error — is a
+/// ContextOutcome, the only type that goes from the pipeline to the contexts: the model's type
+/// erased, so nothing between the mapping and the handlers is generic over it.
 enum RequestPipeline {
     /// Runs `serverRequest` for `request`. With a `broadcast`, progress and a cached answer go
     /// to its contexts as they happen; the terminal result is returned, not delivered.
     ///
     /// Cancelling the calling Task cancels the request: the transfer ends at once (scratch files
     /// removed) and the result is a failure.
+    ///
+    /// - Returns: the outcome, and whether the response it was read from (or could not be read
+    ///   from) came from the cache; `false` when the chain failed.
     static func run<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest,
         configuration: NetworkConfiguration,
         requestId: String, broadcast: RequestBroadcast?
-    ) async -> ContextOutcome {
+    ) async -> (ContextOutcome, fromCache: Bool) {
         let transfer = needsTransfer(serverRequest) ? RequestTransfer(clock: configuration.clock) : nil
         if let broadcast, let transfer {
             transfer.connect { progress, direction in broadcast.emitProgress(progress, for: direction) }
@@ -40,17 +40,14 @@ enum RequestPipeline {
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
             monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
         }
-        let takesEarlyAnswers = broadcast != nil && serverRequest.cachePolicy == .firstCacheThenRefreshFromServer
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer,
-            progressWatch: broadcast.map { .broadcast($0) },
-            reader: configuration.cacheAdapter != nil || takesEarlyAnswers
-                ? RequestReader(request: request, decoder: configuration.decoder, broadcast: broadcast) : nil,
-            takesEarlyAnswers: takesEarlyAnswers, monitoring: monitoring)
+            progressWatch: broadcast.map { .broadcast($0) }, monitoring: monitoring)
         var result: ContextOutcome
+        var fromCache = false
         if let transfer {
             let sending = copy serverRequest  // a closure cannot consume what it captures
-            result = await withTaskCancellationHandler {
+            (result, fromCache) = await withTaskCancellationHandler {
                 await execute(request, sending, exchange: exchange)
             } onCancel: {
                 transfer.cancel()
@@ -58,20 +55,25 @@ enum RequestPipeline {
             transfer.finish(succeeded: result.isSuccess && !Task.isCancelled)
             if let resumeData = transfer.resumeData { result = result.carrying(resumeData) }
         } else {
-            result = await execute(request, serverRequest, exchange: exchange)
+            (result, fromCache) = await execute(request, serverRequest, exchange: exchange)
             // Made only if a context watches the progress: it closes each direction at 1.0.
             broadcast?.watchedTransfer()?.finish(succeeded: result.isSuccess && !Task.isCancelled)
         }
         if let monitoring { monitoring.finish(Task.isCancelled ? nil : result.monitoredOutcome) }
-        return result
+        return (result, fromCache)
     }
 
     @inline(__always)
     private static func execute<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest, exchange: Exchange
-    ) async -> ContextOutcome {
+    ) async -> (ContextOutcome, fromCache: Bool) {
+        let response: ServerResponse
         do {
-            let response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
+            response = try await InterceptorChain(exchange: exchange, index: 0).proceed(serverRequest)
+        } catch {
+            return (.failure(error), false)
+        }
+        do {
             let clock = exchange.configuration.clock
             // Timed only for monitors: a request without them reads no clock here.
             let decodeStart = exchange.monitoring != nil ? clock.stopwatch() : nil
@@ -87,10 +89,9 @@ enum RequestPipeline {
                     modelType: String(describing: Model.self), duration: decodeStart.elapsed())
                 monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
             }
-            if let whenMapped = response.whenMapped { await whenMapped(response) }
-            return .success(model, fromCache: response.isFromCache)
+            return (.success(model, fromCache: response.isFromCache), response.isFromCache)
         } catch {
-            return .failure(error)
+            return (.failure(error), response.isFromCache)
         }
     }
 

@@ -20,6 +20,9 @@ final class RequestMonitoring: Sendable {
         var inclusive: [Duration]
         /// What the events are about; its URL becomes the one sent once the request is prepared.
         var request: MonitoredRequest
+        /// Whether the monitors were told how the request ended: what a stage still does after
+        /// that (a revalidation in the background) is not theirs to hear.
+        var finished = false
     }
 
     let monitors: [any NetworkEventMonitor]
@@ -65,9 +68,17 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Hands `event` to every monitor on its queue; never waits for it.
+    /// Hands `event` to every monitor on its queue; never waits for it. Nothing after the
+    /// request's end.
     func emit(_ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void) {
-        let request = request
+        guard let request = state.withLock({ $0.finished ? nil : $0.request }) else { return }
+        deliver(event, about: request)
+    }
+
+    private func deliver(
+        _ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void,
+        about request: MonitoredRequest
+    ) {
         for monitor in monitors {
             monitor.queue.async { event(monitor, request) }
         }
@@ -89,19 +100,22 @@ final class RequestMonitoring: Sendable {
 
     /// Tells the monitors how the request ended: cancelled, or finished with `outcome`.
     func finish(_ outcome: RequestMetrics.Outcome?) {
+        let (request, attempts, inclusive) = state.withLock { state in
+            state.finished = true
+            return (state.request, state.attempts, state.inclusive)
+        }
         guard let outcome else {
-            emit { monitor, request in monitor.requestWasCancelled(request) }
+            deliver({ monitor, request in monitor.requestWasCancelled(request) }, about: request)
             return
         }
         let total = started.elapsed()
-        let (attempts, inclusive) = state.withLock { ($0.attempts, $0.inclusive) }
         var stages: [RequestMetrics.StageTiming] = []
         for index in inclusive.indices {
             let inner = index + 1 < inclusive.count ? inclusive[index + 1] : .zero
             stages.append(.init(stage: stageNames[index], duration: max(inclusive[index] - inner, .zero)))
         }
         let metrics = RequestMetrics(outcome: outcome, totalDuration: total, attempts: attempts, stages: stages)
-        emit { monitor, request in monitor.request(request, didFinish: metrics) }
+        deliver({ monitor, request in monitor.request(request, didFinish: metrics) }, about: request)
     }
 
     /// `request` as a monitor may see it: credentials and secret-like query items redacted,

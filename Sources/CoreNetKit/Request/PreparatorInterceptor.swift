@@ -11,34 +11,33 @@
 /// It runs once per request, before the cache stage, so the cache sees the headers the
 /// preparators set (a `Vary: Accept-Language` works). Work that must happen on every attempt
 /// of a retried request — a signature over the final request, a nonce — belongs in an
-/// Interceptor appended to NetworkConfiguration/interceptors.
-public struct PreparatorInterceptor: Interceptor {
-    /// Creates the stage; it reads NetworkConfiguration/preparators of the request's
-    /// configuration.
-    public init() {}
+/// Interceptor appended to NetworkConfiguration/interceptors. It is the stage of
+/// NetworkConfiguration/preparators: setting those replaces it in the list.
+public struct PreparatorInterceptor: Interceptor, BuiltInStage {
+    /// The preparators, in order.
+    public let preparators: [any RequestPreparator]
+    /// For each of ``preparators``, the same one when it prepares in place (the library's own):
+    /// run without an async call or a copy of the request.
+    private let inPlace: [(any InPlacePreparator)?]
+
+    /// Creates the stage of `preparators`.
+    public init(_ preparators: [any RequestPreparator]) {
+        self.preparators = preparators
+        self.inPlace = preparators.map { $0 as? any InPlacePreparator }
+    }
+
+    var isOff: Bool { preparators.isEmpty }
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let configuration = next.configuration
-        guard !configuration.preparators.isEmpty else { return try await next.proceed(request) }
         var prepared = request
-        try await configuration.prepare(&prepared)
-        next.updateMonitoredRequest(prepared)
-        return try await next.proceed(prepared)
-    }
-}
-
-extension NetworkConfiguration {
-    /// Runs ``preparators`` on `request`, in order: the library's own in place, any other
-    /// through its `prepare(_:)`.
-    @inline(__always)
-    func prepare(_ request: inout ServerRequest) async throws {
-        let inPlace = inPlacePreparators
         for (index, preparator) in preparators.enumerated() {
             if let own = inPlace[index] {
-                own.prepare(inPlace: &request)
+                own.prepare(inPlace: &prepared)
             } else {
-                request = try await preparator.prepare(request)
+                prepared = try await preparator.prepare(prepared)
             }
         }
+        next.updateMonitoredRequest(prepared)
+        return try await next.proceed(prepared)
     }
 }

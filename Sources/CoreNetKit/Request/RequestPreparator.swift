@@ -21,9 +21,8 @@ public protocol RequestPreparator: Sendable {
     func prepare(_ request: ServerRequest) async throws -> ServerRequest
 }
 
-/// A preparator of the library whose work is synchronous: the chain prepares the request in
-/// place with it (no async call and no copy of the request), through
-/// ``NetworkConfiguration``'s `inPlacePreparators`.
+/// A preparator of the library whose work is synchronous: its stage prepares the request in
+/// place with it (no async call and no copy of the request).
 protocol InPlacePreparator: RequestPreparator {
     /// Prepares `request` where it is.
     func prepare(inPlace request: inout ServerRequest)

@@ -39,10 +39,6 @@ public struct ServerResponse: Sendable {
     /// The decoder of the configuration the pipeline ran with, so the default mapping does not
     /// read the (lock-protected) configuration a second time.
     var decoder: JSONDecoder?
-    /// What a stage wants done once the request's mapping has read this response (the cache
-    /// stage's write): the pipeline runs it after a successful mapping, so a body the model
-    /// cannot be read from is never stored. A stage that returns another response drops it.
-    var whenMapped: (@Sendable (ServerResponse) async -> Void)?
 
     /// Creates a response.
     public init(

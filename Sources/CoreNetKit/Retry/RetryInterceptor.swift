@@ -20,13 +20,20 @@ import Foundation
 /// the next attempt would meet the same certificate. A request whose 2xx response
 /// body already began to stream to its reader (the OpenAPI client transport) is not sent again:
 /// its answer, or its failure, is final.
-public struct RetryInterceptor: Interceptor {
-    /// Creates the stage; it reads ServerRequest/retryPolicy, or else
-    /// NetworkConfiguration/retryPolicy.
-    public init() {}
+///
+/// It is the stage of NetworkConfiguration/retryPolicy: setting that replaces it in the list.
+public struct RetryInterceptor: Interceptor, BuiltInStage {
+    /// The policy of requests that bring none (ServerRequest/retryPolicy); `nil` retries only
+    /// those that do.
+    public var policy: RetryPolicy?
+
+    /// Creates the stage.
+    public init(policy: RetryPolicy? = nil) { self.policy = policy }
+
+    var isOff: Bool { false }
 
     public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        guard let policy = request.retryPolicy ?? next.configuration.retryPolicy, policy.maximumAttempts > 1,
+        guard let policy = request.retryPolicy ?? policy, policy.maximumAttempts > 1,
             policy.mayRetry(request)
         else { return try await next.proceed(request) }
         var attempt = request

@@ -40,28 +40,7 @@ import Testing
         }
     }
 
-    @Test func userStageAnswersEarlyThroughTheChainThenTheServerAnswers() async throws {
-        try await withTestServer { server in
-            let stage = EarlyAnswerInterceptor(body: #"{"id": 7, "name": "Early", "email": "e@example.com"}"#)
-            let configuration = testConfiguration { $0.interceptors.append(stage) }
-            var early = server.get("/users/1")
-            early.cachePolicy = .firstCacheThenRefreshFromServer
-            let request = early
-
-            let log = EventLog(TestRequest<User>(configuration: configuration) { request }.perform())
-            let cached = try await log.cached()
-            let fresh = try await log.success()
-            let awaited = try await TestRequest<User>(configuration: configuration) { request }.performAsync()
-
-            #expect(cached == User(id: 7, name: "Early", email: "e@example.com"))
-            #expect(fresh.id == 1 && fresh.name != "Early")
-            #expect(awaited.id == 1)
-            // performAsync() has no onCacheSuccess: the chain says so and takes no early answer.
-            #expect(stage.taken.withLock { $0 } == [true, false])
-        }
-    }
-
-    @Test func forkOfTheChainRunsTheLaterStagesAfterTheRequestEnded() async throws {
+    @Test func aStageRunsTheRestOfTheChainFromItsOwnTaskAfterTheRequestEnded() async throws {
         try await withTestServer { server in
             let forked = Once<String?>()
             let configuration = testConfiguration {
@@ -219,29 +198,14 @@ private struct WaitingInterceptor: Interceptor {
     }
 }
 
-/// Answers early with a canned body, then lets the request go on; records whether the chain
-/// took early answers.
-private struct EarlyAnswerInterceptor: Interceptor {
-    let body: String
-    let taken = Locked<[Bool]>([])
-
-    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        taken.withLock { $0.append(next.takesEarlyAnswer) }
-        await next.answerEarly(
-            ServerResponse(
-                statusCode: 200, headers: ["Content-Type": "application/json"], data: Data(body.utf8), for: request))
-        return try await next.proceed(request)
-    }
-}
-
-/// Sends a second request for `path` through a fork of the rest of the chain, in a Task of its
-/// own, and reports the `X-After-Fork` header the server echoed (`nil` if it failed).
+/// Sends a second request for `path` through the rest of the chain, in a Task of its own that
+/// outlives the request, and reports the `X-After-Fork` header the server echoed (`nil` if it failed).
 private struct ForkingInterceptor: Interceptor {
     let path: String
     let result: Once<String?>
 
     func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        let fork = next.fork()
+        let fork = next
         var other = request
         other.relativeUrl = path
         let result = result

@@ -11,11 +11,13 @@ import Testing
 
 @testable import CoreNetKit
 
-/// Where a stage runs relative to the standard ones, that the settings stay the one source of
-/// truth for the standard stages, and that a user's stage reaches what the standard ones use.
+/// Where a stage runs relative to the built-in ones, that each setting is its built-in stage, that
+/// a built-in stage can be removed, replaced or moved through public API, and that a user's stage
+/// reaches what the built-in ones use.
 @Suite(.timeLimit(.minutes(3))) struct InterceptorPlacementTests {
-    @Test func stageInsertedBeforeOrAfterANamedStandardStageRunsThere() {
+    @Test func stageInsertedBeforeOrAfterANamedBuiltInStageRunsThere() {
         var configuration = NetworkConfiguration()
+        configuration.cacheAdapter = UrlCacheAdapter(memoryCapacity: 1 << 20, diskCapacity: 0)
 
         configuration.interceptors.insert(NamedStage(name: "before-cache"), before: CacheInterceptor.self)
         configuration.interceptors.insert(NamedStage(name: "after-retry"), after: RetryInterceptor.self)
@@ -23,35 +25,104 @@ import Testing
         #expect(
             stageNames(configuration) == [
                 "ResponseValidationInterceptor", "RetryInterceptor", "after-retry", "PreparatorInterceptor",
-                "before-cache", "CacheInterceptor", "AccessTokenInterceptor",
+                "before-cache", "CacheInterceptor",
             ])
     }
 
-    @Test func removedStandardStagesGoBackInTheirPlacesAndCopiesAreDropped() {
+    @Test func eachSettingIsItsStageAndAFeatureThatIsOffHasNone() {
         var configuration = NetworkConfiguration()
+        let initial = stageNames(configuration)
 
-        configuration.interceptors.removeAll { $0 is RetryInterceptor || $0 is CacheInterceptor }
+        configuration.cacheAdapter = UrlCacheAdapter(memoryCapacity: 1 << 20, diskCapacity: 0)
         configuration.interceptors.append(NamedStage(name: "mine"))
-        let restored = stageNames(configuration)
-        configuration.interceptors = [NamedStage(name: "only")]
-        let replaced = stageNames(configuration)
-        configuration.interceptors += NetworkConfiguration.standardInterceptors
-        let doubled = stageNames(configuration)
+        let withCache = stageNames(configuration)
+        configuration.interceptors.removeAll { $0 is RetryInterceptor || $0 is CacheInterceptor }
+        let removed = (configuration.retryPolicy, configuration.cacheAdapter)
+        configuration.retryPolicy = RetryPolicy()
+        configuration.preparators = []
+        configuration.validators = []
 
-        let standard = NetworkConfiguration.standardInterceptors.map { String(describing: type(of: $0)) }
-        #expect(restored == standard + ["mine"])
-        #expect(replaced == standard + ["only"])
-        #expect(doubled == standard + ["only"])
+        #expect(initial == ["ResponseValidationInterceptor", "RetryInterceptor", "PreparatorInterceptor"])
+        #expect(
+            withCache == [
+                "ResponseValidationInterceptor", "RetryInterceptor", "PreparatorInterceptor", "CacheInterceptor",
+                "mine",
+            ])
+        #expect(removed.0 == nil && removed.1 == nil)
+        // The retry stage went back to its standard place; the empty settings took theirs out.
+        #expect(stageNames(configuration) == ["RetryInterceptor", "mine"])
+        #expect(configuration.retryPolicy?.maximumAttempts == RetryPolicy().maximumAttempts)
     }
 
     @Test func insertBeforeAStageTheListLacksAppendsAndSaysSo() {
-        var stages: [any Interceptor] = []
+        var stages: [any Interceptor] = [NamedStage(name: "first")]
 
-        let found = stages.insert(NamedStage(name: "late"), before: NamedStage.self)
+        let found = stages.insert(NamedStage(name: "late"), before: NamedStage.Other.self)
 
         #expect(!found)
-        #expect(stages.count == NetworkConfiguration.standardInterceptors.count + 1)
-        #expect((stages.last as? NamedStage)?.name == "late")
+        #expect(stages.map { ($0 as? NamedStage)?.name } == ["first", "late"])
+    }
+
+    /// A stage of the test target takes the built-in retry stage's place: the configuration's
+    /// policy (three attempts) no longer applies, the stage's own rule (one more try) does.
+    @Test func aStageOfYoursReplacesTheBuiltInRetryStage() async throws {
+        try await withTestServer { server in
+            var configuration = testConfiguration { $0.retryPolicy = RetryPolicy(maximumAttempts: 3) }
+            let index = try #require(configuration.interceptors.firstIndex(ofStage: RetryInterceptor.self))
+            configuration.interceptors[index] = OneMoreTryStage()
+
+            let error = await #expect(throws: BaseServerError.self) {
+                _ = try await TestRequest<FlakyReply>(configuration: configuration) {
+                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/flaky/replaced?failures=2")
+                }.performAsync()
+            }
+
+            #expect(error?.statusCode == 503)
+            #expect(server.hits(path: "/flaky/replaced") == 2)
+            #expect(configuration.retryPolicy == nil)
+        }
+    }
+
+    /// Taking the cache stage out of the list turns the cache off: nothing is stored, and a
+    /// `cacheOnly` request fails with `cacheMiss` without being sent.
+    @Test func removingTheCacheStageTurnsTheCacheOff() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                var configuration = cacheConfiguration(DiskCacheAdapter(directory: directory))
+                configuration.interceptors.removeAll { $0 is CacheInterceptor }
+                _ = try await server.request("/counter/removed", .serverOnly).perform(Counter.self, configuration).log
+                    .success()
+
+                let error = try await server.request("/counter/removed", .cacheOnly).perform(
+                    Counter.self, configuration
+                ).log.failure()
+
+                #expect((error as? BaseServerError)?.code == .cacheMiss)
+                #expect(configuration.cacheAdapter == nil)
+                #expect(server.hits("GET", "/counter/removed") == 1)
+            }
+        }
+    }
+
+    /// A stage placed before the token stage sees the request without the token; one appended
+    /// sees it with the token, as the server does.
+    @Test func aStagePlacedBeforeTheTokenStageSeesTheRequestWithoutTheToken() async throws {
+        try await withTestServer { server in
+            let seen = Locked<[String: String?]>([:])
+            let auth = AuthFixture(server: server)
+            var configuration = auth.configuration
+            configuration.interceptors.insert(
+                AuthorizationNote(name: "before", seen: seen), before: AccessTokenInterceptor.self)
+            configuration.interceptors.append(AuthorizationNote(name: "after", seen: seen))
+
+            let echo = try await TestRequest<Echo>(configuration: configuration) { server.get("/echo/token") }
+                .performAsync()
+
+            let headers = seen.withLock { $0 }
+            #expect(headers["before"] == .some(nil))
+            #expect(headers["after"] == .some("Bearer token-1"))
+            #expect(echo.headers["authorization"] == "Bearer token-1")
+        }
     }
 
     @Test func retryPolicyRetriesEvenWhenTheRetryStageWasTakenOut() async throws {
@@ -168,6 +239,13 @@ extension NetworkConfiguration {
 }
 
 private struct NamedStage: Interceptor {
+    /// A stage type no list in these tests holds.
+    struct Other: Interceptor {
+        func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+            try await next.proceed(request)
+        }
+    }
+
     let name: String
 
     func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
@@ -218,6 +296,28 @@ private final class StageNoteMonitor: NetworkEventMonitor {
     }
 
     func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) { finished.fire(()) }
+}
+
+/// Tries once more when the first answer is a `503`: a retry stage of the test target's, through
+/// public API only.
+private struct OneMoreTryStage: Interceptor {
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let response = try await next.proceed(request)
+        guard response.statusCode == 503 else { return response }
+        return try await next.proceed(request)
+    }
+}
+
+/// Records the `Authorization` header the request has when it reaches the stage.
+private struct AuthorizationNote: Interceptor {
+    let name: String
+    let seen: Locked<[String: String?]>
+
+    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+        let header = request.headers.first { $0.key.lowercased() == "authorization" }?.value
+        seen.withLock { $0[name] = .some(header) }
+        return try await next.proceed(request)
+    }
 }
 
 /// Gives every request a retry policy of its own.

@@ -33,10 +33,7 @@ import FoundationNetworking
                 ])
             let stages = try #require(monitor.metrics.first).stages.map { $0.stage }
             #expect(
-                stages == [
-                    "ResponseValidationInterceptor", "RetryInterceptor", "PreparatorInterceptor", "CacheInterceptor",
-                    "AccessTokenInterceptor", "transport",
-                ])
+                stages == ["ResponseValidationInterceptor", "RetryInterceptor", "PreparatorInterceptor", "transport"])
         }
     }
 
