@@ -21,6 +21,7 @@
 //
 // Usage: corenetkit-profile (decode|async|context|chain3|chain10|async-nodeadline|context-nodeadline|
 //                            decode-tiny|async-tiny|context-tiny|async-tiny-nodeadline|context-tiny-nodeadline|
+//                            async-tiny-cache|
 //                            floor-tiny) COUNT
 // (`…-nodeadline`: `timeout = .infinity` and no idle timeout, so no deadline races the exchange;
 // `…-tiny`: a one-field body, `{"total":20}`, so the profile shows the pipeline rather than the decode;
@@ -80,6 +81,9 @@ var configuration = NetworkConfiguration(
     callbackQueue: DispatchQueue(label: "profile.callbacks"), taskPool: TaskPool())
 if mode == "chain3" { configuration.interceptors += Array(repeating: PassThrough(), count: 3) }
 if mode.contains("-nodeadline") { configuration.timeout = .infinity }
+// `…-cache`: a cache adapter in memory, the request under the default `serverOnly` (what a cache
+// stage costs a request that only stores).
+if mode.contains("-cache") { configuration.cacheAdapter = UrlCacheAdapter(memoryCapacity: 4 << 20, diskCapacity: 0) }
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
 let tinyRequest = TinyRequest(configuration: configuration)
@@ -94,7 +98,7 @@ nonisolated func run(
     case "decode-tiny":
         let decoder = JSONDecoder()
         for _ in 0..<count { total += try decoder.decode(Tiny.self, from: page).total }
-    case "async-tiny", "async-tiny-nodeadline":
+    case "async-tiny", "async-tiny-nodeadline", "async-tiny-cache":
         for _ in 0..<count { total += try await tinyRequest.performAsync().total }
     case "context-tiny", "context-tiny-nodeadline":
         for _ in 0..<count { total += try await tinyRequest.perform().value.total }

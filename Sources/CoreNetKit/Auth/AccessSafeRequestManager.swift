@@ -150,9 +150,11 @@ public final class AccessSafeRequestManager: Sendable {
 
     // MARK: The pipeline's entry
 
-    /// Sends `request` with the current token through `send` (which prepares, encodes and
-    /// sends), refreshing and replaying once on a rejection. The raw response, not validated.
-    func roundTrip(
+    /// Sends `request` with the current token through `send` (the rest of the chain, for the
+    /// token stage), waiting while a refresh runs, and after a rejection refreshes once and
+    /// sends again. Returns the raw response, not validated. `onRefresh` hears the refresh this
+    /// call started or joined, on the calling Task.
+    public func roundTrip(
         _ request: ServerRequest, onRefresh: (TokenRefreshEvent) -> Void = { _ in },
         send: (ServerRequest) async throws -> ServerResponse
     ) async throws -> ServerResponse {

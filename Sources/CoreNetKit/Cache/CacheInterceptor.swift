@@ -59,7 +59,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
             requestHeaders: request.headers)
         let clock = configuration.clock
         // A streamed body is not in the response, a download is in a file: nothing to store.
-        let stores = request.responseBodyStream == nil && request.downloadDestination == nil
+        let stores = !request.streamsResponseBody && request.downloadDestination == nil
         if policy == .serverOnly {
             let response = try await next.proceed(request)
             if stores { await store.save(response, at: clock.currentDate) }

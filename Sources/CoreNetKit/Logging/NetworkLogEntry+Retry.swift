@@ -8,7 +8,7 @@
 extension NetworkLogEntry {
     /// The entry of a retry about to wait `delay` before attempt `attempt` of `of`, because of
     /// `reason`.
-    static func retry(id: String, method: String, attempt: Int, of total: Int, delay: Duration, reason: String)
+    public static func retry(id: String, method: String, attempt: Int, of total: Int, delay: Duration, reason: String)
         -> NetworkLogEntry
     {
         NetworkLogEntry(

@@ -46,6 +46,14 @@ public struct MonitoredRetry: Sendable {
     public let delay: Duration
     /// Why: `"status 503"`, or the error code, for example `"timeout"`.
     public let reason: String
+
+    /// Creates the event, for a stage of yours that sends a request again.
+    public init(attempt: Int, maximumAttempts: Int, delay: Duration, reason: String) {
+        self.attempt = attempt
+        self.maximumAttempts = maximumAttempts
+        self.delay = delay
+        self.reason = reason
+    }
 }
 
 /// What the cache stage did.

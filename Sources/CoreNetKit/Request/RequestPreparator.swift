@@ -21,9 +21,10 @@ public protocol RequestPreparator: Sendable {
     func prepare(_ request: ServerRequest) async throws -> ServerRequest
 }
 
-/// A preparator of the library whose work is synchronous: its stage prepares the request in
-/// place with it (no async call and no copy of the request).
-protocol InPlacePreparator: RequestPreparator {
+/// A preparator whose work is synchronous: the preparator stage prepares the request in place
+/// with it (no async call and no copy of the request). ``RequestPreparator/prepare(_:)`` comes
+/// with it.
+public protocol InPlacePreparator: RequestPreparator {
     /// Prepares `request` where it is.
     func prepare(inPlace request: inout ServerRequest)
 }
@@ -53,7 +54,7 @@ public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
         self.headers = headers
     }
 
-    func prepare(inPlace request: inout ServerRequest) {
+    public func prepare(inPlace request: inout ServerRequest) {
         if request.headers.isEmpty {
             request.headers = headers
             return
@@ -74,7 +75,7 @@ public struct CommonQueryPreparator: RequestPreparator, InPlacePreparator {
     /// Creates the preparator.
     public init(_ parameters: [String: QueryValue]) { self.parameters = parameters }
 
-    func prepare(inPlace request: inout ServerRequest) {
+    public func prepare(inPlace request: inout ServerRequest) {
         switch request.parameters {
         case .query(let existing):
             request.parameters = .query(existing.merging(parameters) { own, _ in own })

@@ -84,6 +84,15 @@ public struct ServerRequest: Sendable {
     /// Where a 2xx response body goes as it arrives instead of into the response.
     var responseBodyStream: ResponseBodyStream?
 
+    /// Whether the response body goes to a reader as it arrives (``ResponseStream``, the OpenAPI
+    /// client transport) rather than into ``ServerResponse/data``: such a body is not in the
+    /// response, so a stage has nothing of it to keep.
+    public var streamsResponseBody: Bool { responseBodyStream != nil }
+
+    /// Whether a streamed `2xx` body already began to reach its reader: from then on the request
+    /// must not be sent again, as a second response would mix with the first.
+    public var hasStartedStreaming: Bool { responseBodyStream?.hasSurfacedHead == true }
+
     /// Creates a request description.
     public init(
         method: HTTPMethod,

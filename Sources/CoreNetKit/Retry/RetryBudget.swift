@@ -34,7 +34,7 @@ public final class RetryBudget: Sendable {
     public var available: Double { tokens.withLock { $0 } }
 
     /// Takes one token for a failed attempt; `false` when the budget allows no retry now.
-    func recordFailure() -> Bool {
+    public func recordFailure() -> Bool {
         tokens.withLock { tokens in
             tokens = max(tokens - 1, 0)
             return tokens > maximumTokens / 2
@@ -42,7 +42,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Gives back `tokenRatio` for an answer that needed no retry.
-    func recordSuccess() {
+    public func recordSuccess() {
         tokens.withLock { tokens in tokens = min(tokens + tokenRatio, maximumTokens) }
     }
 }

@@ -40,8 +40,7 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
         attempt.attemptCount = policy.maximumAttempts
         var number = 1
         // Once a streamed 2xx body reached its reader, another attempt would mix two responses.
-        let stream = request.responseBodyStream
-        var streamed: Bool { stream?.hasSurfacedHead == true }
+        var streamed: Bool { request.hasStartedStreaming }
         while true {
             attempt.attempt = number
             let delay: Duration

@@ -81,14 +81,15 @@ public struct RetryPolicy: Sendable {
     /// A policy that never retries: for one request when the configuration retries.
     public static var never: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
 
-    /// Whether `request` may be sent more than once.
-    func mayRetry(_ request: ServerRequest) -> Bool {
+    /// Whether `request` may be sent more than once: its method is idempotent, it carries an
+    /// `Idempotency-Key`, or the policy retries every request.
+    public func mayRetry(_ request: ServerRequest) -> Bool {
         if retriesNonIdempotentRequests || idempotentMethods.contains(request.method) { return true }
         return request.headers.keys.contains { $0.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }
     }
 
     /// The computed wait before attempt `attempt + 1`, after `attempt` attempts failed.
-    func backoff(after attempt: Int) -> Duration {
+    public func backoff(after attempt: Int) -> Duration {
         let exponent = min(max(attempt - 1, 0), 30)
         let ceiling = min(maximumDelay, baseDelay * (1 << exponent))
         let fraction = min(max(jitter(), 0), 1)
@@ -97,7 +98,7 @@ public struct RetryPolicy: Sendable {
 
     /// The wait a `Retry-After` value asks for at `now`, capped; `nil` when there is none or
     /// it cannot be read.
-    func retryAfter(_ value: String?, now: Date) -> Duration? {
+    public func retryAfter(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         let wait: Duration
         if let seconds = Int(value) {
