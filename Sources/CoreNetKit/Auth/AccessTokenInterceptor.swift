@@ -21,7 +21,7 @@ public struct AccessTokenInterceptor: Interceptor, BuiltInStage {
 
     var isOff: Bool { false }
 
-    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+    public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         guard request.requiresAuthorization else { return try await next.proceed(request) }
         return try await manager.roundTrip(
             request,

@@ -46,7 +46,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
 
     var isOff: Bool { false }
 
-    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+    public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let configuration = next.configuration
         let policy = request.cachePolicy
         guard request.method.isCacheable else {

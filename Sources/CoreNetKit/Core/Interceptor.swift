@@ -44,12 +44,15 @@ public protocol Interceptor: Sendable {
     /// Runs on the Task of the request; cancelling the request cancels that Task, so a stage
     /// that waits should wait cancellably.
     ///
+    /// The request is the stage's own (`consuming`): change it in place and pass it on without a
+    /// copy. A stage written with a plain `ServerRequest` parameter works as well.
+    ///
     /// - Parameters:
     ///   - request: the request as the stages before this one left it.
     ///   - next: the rest of the chain, ending in the transport.
     /// - Returns: the response to hand back to the stages before this one.
     /// - Throws: an error that ends the request (unless a stage before this one handles it).
-    func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse
+    func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse
 }
 
 /// The rest of the chain after one ``Interceptor``: calling ``proceed(_:)`` runs the next stage,

@@ -28,16 +28,15 @@ public struct PreparatorInterceptor: Interceptor, BuiltInStage {
 
     var isOff: Bool { preparators.isEmpty }
 
-    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        var prepared = request
+    public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         for (index, preparator) in preparators.enumerated() {
             if let own = inPlace[index] {
-                own.prepare(inPlace: &prepared)
+                own.prepare(inPlace: &request)
             } else {
-                prepared = try await preparator.prepare(prepared)
+                request = try await preparator.prepare(request)
             }
         }
-        next.updateMonitoredRequest(prepared)
-        return try await next.proceed(prepared)
+        next.updateMonitoredRequest(request)
+        return try await next.proceed(request)
     }
 }

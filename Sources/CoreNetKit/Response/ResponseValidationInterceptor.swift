@@ -29,7 +29,7 @@ public struct ResponseValidationInterceptor: Interceptor, BuiltInStage {
 
     var isOff: Bool { validators.isEmpty && errorMappers.isEmpty }
 
-    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+    public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         let response = try await next.proceed(request)
         try Self.validate(response, validators: validators, errorMappers: errorMappers)
         return response

@@ -32,7 +32,7 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
 
     var isOff: Bool { false }
 
-    public func intercept(_ request: ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
+    public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
         guard let policy = request.retryPolicy ?? policy, policy.maximumAttempts > 1,
             policy.mayRetry(request)
         else { return try await next.proceed(request) }
@@ -40,7 +40,7 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
         attempt.attemptCount = policy.maximumAttempts
         var number = 1
         // Once a streamed 2xx body reached its reader, another attempt would mix two responses.
-        var streamed: Bool { request.hasStartedStreaming }
+        var streamed: Bool { attempt.hasStartedStreaming }
         while true {
             attempt.attempt = number
             let delay: Duration
@@ -69,7 +69,7 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
             }
             next.configuration.logger?.log(
                 NetworkLogEntry.retry(
-                    id: next.requestId, method: request.method.rawValue, attempt: number + 1,
+                    id: next.requestId, method: attempt.method.rawValue, attempt: number + 1,
                     of: policy.maximumAttempts, delay: delay, reason: reason))
             do {
                 try await next.clock.pause(for: delay)
