@@ -235,7 +235,7 @@ import FoundationNetworking
         let options = AccessSafeRequestManager.Options(clock: clock, now: { fixed })
         let wait = Task { try await options.clock.pause(for: .seconds(5)) }
 
-        await clock.waitForSleepers(1)
+        try await withTimeout(30, "a sleeper on the clock") { await clock.waitForSleepers(1) }
         clock.advance(by: .seconds(5))
         try await withTimeout(30, "the wait on the wrapped clock") { try await wait.value }
 

@@ -247,7 +247,7 @@ import Testing
             }
             try await withTimeout(30, "three events") { await threeRead.value }
             try await server.waitForArrivals(at: "silent", count: 1)
-            await clock.waitForRequestDeadlines(1)
+            try await withTimeout(30, "the request's deadline on the clock") { await clock.waitForRequestDeadlines(1) }
 
             clock.advance(by: .seconds(5))
 

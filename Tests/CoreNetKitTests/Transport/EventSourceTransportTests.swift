@@ -77,7 +77,7 @@ final class DelegateTransport: NSObject, Transport, URLSessionDataDelegate, @unc
             let firstBytes = Once<Bool>()
             let context = request.perform().onDownloadProgress { _ in firstBytes.fire(true) }
             _ = try await withTimeout(30, "the first bytes of the body") { await firstBytes.value }
-            await clock.waitForRequestDeadlines(1)
+            try await withTimeout(30, "the request's deadline on the clock") { await clock.waitForRequestDeadlines(1) }
 
             clock.advance(by: .seconds(3))
 

@@ -41,7 +41,7 @@ struct TransportBoundaryTests {
             } else {
                 try await withTimeout(30, "the request") { await faults.requestsReceived(1) }
             }
-            await clock.waitForRequestDeadlines(1)
+            try await withTimeout(30, "the request's deadline on the clock") { await clock.waitForRequestDeadlines(1) }
 
             clock.advance(by: advance)
 
@@ -226,7 +226,7 @@ struct TransportBoundaryTests {
             ServerRequest(method: .get, baseUrl: URL(string: "http://deaf.invalid")!, timeout: 3)
         }
         let context = request.perform()
-        await clock.waitForRequestDeadlines(1)
+        try await withTimeout(30, "the request's deadline on the clock") { await clock.waitForRequestDeadlines(1) }
         clock.advance(by: .seconds(3))
         // Expired and cancelled; the transport does not stop, so the grace runs on the same clock.
         try await withTimeout(30, "the grace on the clock") { await clock.waitForRequestDeadlines(1) }
