@@ -28,7 +28,12 @@ final class DelegateTransport: NSObject, Transport, URLSessionDataDelegate, @unc
     let pauses = ByteCounter()
 
     func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
-        let task = session.dataTask(with: request.urlRequest)
+        // The pipeline's deadline governs: URLSession's own timeout (the request's, counted as the
+        // time between bytes in real time) would end a stalled exchange the test holds on a
+        // manual clock whenever the machine is slow for that long.
+        var urlRequest = request.urlRequest
+        urlRequest.timeoutInterval = 24 * 3600
+        let task = session.dataTask(with: urlRequest)
         lock.withLock { self.events[task.taskIdentifier] = events }
         task.resume()
         return Exchange(task: task, pauses: pauses)
