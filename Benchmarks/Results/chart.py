@@ -20,8 +20,9 @@ levels = sorted({c for t in data.values() for c in t})
 colors = {
     "URLSession cbafa91": "#a0cbe8", "AHC cbafa91": "#ffbe7d",
     "URLSession fed28d5": "#4e79a7", "AHC fed28d5": "#f28e2b",
+    "URLSession 6652186": "#1f3f66", "AHC 6652186": "#a34e00",
 }
-width, height, left, bottom, top = 640, 360, 60, 50, 40
+width, height, left, bottom, top = 640, 380, 60, 70, 40
 low, high = 0.7, 1.2
 plot_h = height - bottom - top
 
@@ -53,8 +54,10 @@ for i, c in enumerate(levels):
         mid = x + (bar_w - 4) / 2
         out.append(f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{y(max(runs)):.1f}" y2="{y(min(runs)):.1f}" stroke="#000"/>')
         out.append(f'<text x="{mid:.1f}" y="{y(max(runs)) - 4:.1f}" text-anchor="middle" font-size="10">{median:.2f}</text>')
+# The legend in rows of three.
 for j, t in enumerate(transports):
-    out.append(f'<rect x="{left + j * 140}" y="{height - 22}" width="12" height="12" fill="{colors.get(t, "#888")}"/>')
-    out.append(f'<text x="{left + j * 140 + 16}" y="{height - 12}">{t}</text>')
+    lx, ly = left + (j % 3) * 190, height - 42 + (j // 3) * 20
+    out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" fill="{colors.get(t, "#888")}"/>')
+    out.append(f'<text x="{lx + 16}" y="{ly + 10}">{t}</text>')
 out.append("</svg>")
 open(os.path.join(HERE, "ratios.svg"), "w").write("\n".join(out) + "\n")
