@@ -78,13 +78,13 @@ final class DelegateTransport: NSObject, Transport, URLSessionDataDelegate, @unc
         try await withFaultServer { faults in
             let clock = ManualClock()
             let configuration = testConfiguration(transport: DelegateTransport()) { $0.clock = clock }
-            let request = faults.request(.stalledBody, configuration: configuration, timeout: 3)
+            let request = faults.request(.stalledBody, configuration: configuration, timeout: 60)
             let firstBytes = Once<Bool>()
             let context = request.perform().onDownloadProgress { _ in firstBytes.fire(true) }
             _ = try await withTimeout(30, "the first bytes of the body") { await firstBytes.value }
             try await withTimeout(30, "the request's deadline on the clock") { await clock.waitForRequestDeadlines(1) }
 
-            clock.advance(by: .seconds(3))
+            clock.advance(by: .seconds(60))
 
             let result = try await withTimeout(30, "the timeout") { await context.result }
             try await withTimeout(30, "the connection to close") { await faults.connectionsClosed() }
