@@ -29,7 +29,7 @@ extension BaseServerRequest {
             cacheOnly.cachePolicy = .cacheOnly
             // The monitors hear of one request: the run that asks the server reports the hit.
             var quiet = configuration
-            quiet.monitors = []
+            if !quiet.monitors.isEmpty { quiet.monitors = [] }  // a copy of the settings only when needed
             let (cached, _) = await RequestPipeline.run(
                 self, cacheOnly, configuration: quiet, requestId: requestId, broadcast: nil)
             if case .success(let model, _) = cached { broadcast.emitCache(model) }
