@@ -74,7 +74,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         if policy == .cacheIfFreshElseServer {
             if let entry, let answer = answer(entry, freshness(entry), request, store, next) {
                 next.report(.hit)
-                return answer
+                return next.answered(answer)
             }
             next.report(.miss)
         } else {
@@ -84,7 +84,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
             guard let entry else {
                 throw BaseServerError(code: .cacheMiss, message: "nothing is cached for \(store.key.description)")
             }
-            return entry.serverResponse(for: store.transportRequest, fromCache: true)
+            return next.answered(entry.serverResponse(for: store.transportRequest, fromCache: true))
         }
         var sent = request
         let conditional = entry.map { Self.addConditionalHeaders(from: $0, to: &sent.headers) } ?? false
@@ -94,7 +94,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         } catch let error as BaseServerError where error.meansUnreachable {
             guard let entry, Self.mayFallBack(policy, freshness(entry)) else { throw error }
             next.report(.fallback)
-            return entry.serverResponse(for: store.transportRequest, fromCache: true)
+            return next.answered(entry.serverResponse(for: store.transportRequest, fromCache: true))
         }
         if let entry, response.statusCode == 304, conditional {
             let revalidated = entry.revalidated(by: response.headers, at: clock.currentDate)
@@ -105,7 +105,8 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         }
         if let entry, (500..<600).contains(response.statusCode), Self.mayFallBack(policy, freshness(entry)) {
             next.report(.fallback)
-            return entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration)
+            return next.answered(
+                entry.serverResponse(for: response.transportRequest, fromCache: true, duration: response.duration))
         }
         if stores { await store.save(response, at: clock.currentDate) }
         return response
@@ -206,5 +207,17 @@ extension InterceptorChain {
     /// Tells the monitors what the cache stage did.
     func report(_ event: CacheEvent) {
         emit { monitor, request in monitor.request(request, didUseCache: event) }
+    }
+
+    /// Hands `response`, an answer of the cache, to the monitors that record exchanges, and
+    /// returns it.
+    func answered(_ response: ServerResponse) -> ServerResponse {
+        guard isMonitored else { return response }
+        let date = clock.currentDate
+        emit { monitor, request in
+            guard let limit = monitor.exchangeBodyLimit else { return }
+            monitor.request(request, didExchange: MonitoredExchange(cachedAnswer: response, at: date, bodyLimit: limit))
+        }
+        return response
     }
 }

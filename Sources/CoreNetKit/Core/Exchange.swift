@@ -50,6 +50,10 @@ final class Exchange: Sendable {
         if request.cachePolicy == .cacheOnly {
             throw BaseServerError(code: .cacheMiss, message: "no cache adapter is configured")
         }
+        // When a monitor records exchanges: when the request was handed over, to time its wait.
+        let recording = monitoring?.exchangeBodyLimit.map { _ in
+            (date: configuration.clock.currentDate, stopwatch: configuration.clock.stopwatch())
+        }
         // Without a transfer the encoding is synchronous: no frame of its own.
         var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
         if let cookies = configuration.cookieStorage {
@@ -74,13 +78,15 @@ final class Exchange: Sendable {
         }
         let clock = configuration.clock
         let start = clock.stopwatch()
+        let blocked = recording?.stopwatch.elapsed() ?? .zero
         do {
             let limits = ExchangeStateMachine.Limits(
                 timeout: transportRequest.timeout, idle: configuration.idleTimeout,
                 bufferLimit: configuration.transport.bodyBufferLimit,
                 holdsHeadForBody: transportRequest.bodyIsCollected)
             let received = try await exchange(
-                transportRequest, for: request, limits: limits, start: start, attempt: attempt)
+                transportRequest, for: request, limits: limits, start: start, attempt: attempt,
+                keeping: monitoring?.exchangeBodyLimit)
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
                     received.headers, from: received.url ?? transportRequest.url, in: cookies,
@@ -100,6 +106,13 @@ final class Exchange: Sendable {
                     statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
                     attempt: attempt)
                 monitoring.emit { monitor, request in monitor.request(request, didReceive: monitored) }
+                if let recording {
+                    let wait = received.headAt ?? response.duration
+                    monitoring.exchanged(
+                        .init(
+                            attempt: attempt, startedAt: recording.date, request: transportRequest, response: received,
+                            error: nil, blocked: blocked, wait: wait, receive: response.duration - wait))
+                }
             }
             return response
         } catch {
@@ -110,15 +123,23 @@ final class Exchange: Sendable {
                 logger.log(entry)
             }
             monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
+            if let monitoring, let recording {
+                monitoring.exchanged(
+                    .init(
+                        attempt: attempt, startedAt: recording.date, request: transportRequest, response: nil,
+                        error: mapped, blocked: blocked, wait: start.elapsed(), receive: .zero))
+            }
             throw mapped
         }
     }
 
     /// Sends `transportRequest` through the configuration's transport within `limits` and reads
-    /// its body. `start` and `attempt` are for the monitors of a streamed body.
+    /// its body. `start` and `attempt` are for the monitors of a streamed body; with `keeping`
+    /// (a monitor records exchanges) the time of the head is read and a streamed body's first
+    /// `keeping` bytes are kept for it.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
-        start: Stopwatch, attempt: Int
+        start: Stopwatch, attempt: Int, keeping: Int?
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
         var streamStarted: (@Sendable (Int) -> Void)?
@@ -134,7 +155,7 @@ final class Exchange: Sendable {
             // The request's own transfer, when its progress has anywhere to go (asked once: without
             // a sink a chunk costs no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? .transfer($0) : nil } ?? progressWatch,
-            streamStarted: streamStarted)
+            streamStarted: streamStarted, keepsPrefix: keeping ?? 0)
         let transport = configuration.transport
         let clock = configuration.clock
         let open: @Sendable (TransportRequest) async throws -> TransportResponse = { request in
@@ -143,7 +164,12 @@ final class Exchange: Sendable {
         if let transfer {
             return try await transfer.send(transportRequest, for: request, opening: open, reader: reader)
         }
-        return try await Self.read(open(transportRequest), for: request, reader: reader)
+        let response = try await open(transportRequest)
+        guard keeping != nil else { return try await Self.read(response, for: request, reader: reader) }
+        let headAt = start.elapsed()
+        var received = try await Self.read(response, for: request, reader: reader)
+        received.headAt = headAt
+        return received
     }
 
     /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,

@@ -28,18 +28,9 @@ extension LogRedactor {
     /// token-like members masked; a form with token-like fields masked; other text cut at 4 KiB.
     /// Then every value of `secrets` (what the request sent) is masked wherever it appears.
     static func redact(body: Data, contentType: String?, secrets: [String]) -> String {
-        let text: String
-        if let boundary = multipartBoundary(contentType: contentType, body: body) {
-            text = redact(multipart: body, boundary: boundary, secrets: secrets)
-        } else if let json = try? JSON(data: body), let data = try? redact(json: json).encoded() {
-            text = String(decoding: data, as: UTF8.self)
-        } else if let form = redact(form: body) {
-            text = form
-        } else {
-            let prefix = String(decoding: body.prefix(bodyLimit), as: UTF8.self)
-            text = body.count > bodyLimit ? prefix + "…" : prefix
-        }
-        return masking(secrets, in: text)
+        if let text = redactStructured(body: body, contentType: contentType, secrets: secrets) { return text }
+        let prefix = String(decoding: body.prefix(bodyLimit), as: UTF8.self)
+        return masking(secrets, in: body.count > bodyLimit ? prefix + "…" : prefix)
     }
 
     /// `body` with the values of token-like fields replaced, when it reads as a form body
@@ -199,5 +190,23 @@ extension LogRedactor {
             return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         }
         return nil
+    }
+}
+
+extension LogRedactor {
+    /// A multipart, JSON or form `body` redacted as ``redact(body:contentType:secrets:)`` shows
+    /// it; `nil` for any other body (whose text the caller masks or encodes itself).
+    static func redactStructured(body: Data, contentType: String?, secrets: [String]) -> String? {
+        let text: String
+        if let boundary = multipartBoundary(contentType: contentType, body: body) {
+            text = redact(multipart: body, boundary: boundary, secrets: secrets)
+        } else if let json = try? JSON(data: body), let data = try? redact(json: json).encoded() {
+            text = String(decoding: data, as: UTF8.self)
+        } else if let form = redact(form: body) {
+            text = form
+        } else {
+            return nil
+        }
+        return masking(secrets, in: text)
     }
 }

@@ -25,7 +25,8 @@ import FoundationNetworking
 /// 1. requestDidStart(_:) — once;
 /// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), for a streamed body
 ///    request(_:didStartStreaming:), then request(_:didReceive:) or
-///    request(_:didFailAttemptWith:); cache and token events
+///    request(_:didFailAttemptWith:), each followed by request(_:didExchange:) for a monitor that
+///    records exchanges; cache and token events
 ///    (request(_:didUseCache:), request(_:tokenRefresh:)) in between, as they happen; and
 ///    request(_:willRetry:) before the next attempt;
 /// 3. request(_:didDecode:) after a successful mapping;
@@ -67,6 +68,15 @@ public protocol NetworkEventMonitor: Sendable {
     func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics)
     /// The request was cancelled; the last event of the request.
     func requestWasCancelled(_ request: MonitoredRequest)
+
+    /// How many bytes of each body this monitor wants in request(_:didExchange:); `nil` (the
+    /// default) when it wants no exchanges, and then none is built for it.
+    var exchangeBodyLimit: Int? { get }
+    /// An attempt ended with a response or a failure, or the cache answered: its request and
+    /// response as they went on the wire, redacted, with their bodies. Only for a monitor whose
+    /// ``exchangeBodyLimit`` is set; once per attempt (after request(_:didReceive:) or
+    /// request(_:didFailAttemptWith:)) and once per answer of the cache.
+    func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange)
 }
 
 extension NetworkEventMonitor {
@@ -83,6 +93,8 @@ extension NetworkEventMonitor {
     public func request(_ request: MonitoredRequest, didDecode decoding: MonitoredDecoding) {}
     public func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {}
     public func requestWasCancelled(_ request: MonitoredRequest) {}
+    public var exchangeBodyLimit: Int? { nil }
+    public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {}
 }
 
 /// The queue monitors run on unless they name their own.

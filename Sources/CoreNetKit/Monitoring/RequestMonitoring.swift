@@ -26,6 +26,8 @@ final class RequestMonitoring: Sendable {
     }
 
     let monitors: [any NetworkEventMonitor]
+    /// The largest body a monitor wants in its exchange events; `nil` when none records them.
+    let exchangeBodyLimit: Int?
     /// The request as the next event reports it.
     var request: MonitoredRequest { state.withLock { $0.request } }
     private let stageNames: [String]
@@ -42,6 +44,7 @@ final class RequestMonitoring: Sendable {
         clock: any NetworkClock, encoder: JSONEncoder
     ) {
         self.monitors = monitors
+        self.exchangeBodyLimit = monitors.compactMap(\.exchangeBodyLimit).max()
         self.clock = clock
         self.started = clock.stopwatch()
         let monitored = MonitoredRequest(
@@ -73,6 +76,15 @@ final class RequestMonitoring: Sendable {
     func emit(_ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void) {
         guard let request = state.withLock({ $0.finished ? nil : $0.request }) else { return }
         deliver(event, about: request)
+    }
+
+    /// Hands the exchange `record` to the monitors that record exchanges, each redacted and cut
+    /// at its own limit on its own queue.
+    func exchanged(_ record: MonitoredExchange.Record) {
+        emit { monitor, request in
+            guard let limit = monitor.exchangeBodyLimit else { return }
+            monitor.request(request, didExchange: MonitoredExchange(record, bodyLimit: limit))
+        }
     }
 
     private func deliver(

@@ -19,6 +19,11 @@ struct ReceivedResponse: Sendable {
     var bytes: Int64
     /// The downloaded file, when the body was placed at the request's destination.
     var file: URL?
+    /// The first bytes of a body that went to a streaming reader, when a monitor records them
+    /// (``BodyReader/keepsPrefix``).
+    var streamedPrefix = Data()
+    /// When the head arrived, from the handover to the transport; `nil` when not measured.
+    var headAt: Duration?
 }
 
 /// Pulls one response body, once, for every transport: collects it into memory under the size
@@ -35,6 +40,8 @@ struct BodyReader: Sendable {
     let progressWatch: ProgressWatch?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
+    /// How many bytes of a streamed body to keep for a monitor that records exchanges.
+    var keepsPrefix = 0
 
     /// Collects `response`'s body into memory.
     ///
@@ -103,7 +110,9 @@ struct BodyReader: Sendable {
         streamStarted?(response.statusCode)
         let expected = response.expectedLength
         var forwarded: Int64 = 0
+        var kept = Data()
         for try await chunk in response.body {
+            if kept.count < keepsPrefix { kept.append(chunk.prefix(keepsPrefix - kept.count)) }
             await stream.receive(chunk)
             try Task.checkCancellation()
             forwarded += Int64(chunk.count)
@@ -111,7 +120,7 @@ struct BodyReader: Sendable {
         }
         return ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: response.url, body: Data(),
-            bytes: forwarded)
+            bytes: forwarded, streamedPrefix: kept)
     }
 
     private func arrived(total: Int64, expected: Int64?) {

@@ -1,0 +1,122 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Foundation
+
+/// A monitor that records every exchange of its configuration into an HTTP Archive (HAR 1.2)
+/// file, which browsers' developer tools, Charles, Proxyman and Fiddler open.
+///
+/// ```swift
+/// let recorder = try HARRecorder(file: URL(fileURLWithPath: "session.har"))
+/// configuration.monitors.append(recorder)
+/// // … run the app …
+/// recorder.close()
+/// ```
+///
+/// Each attempt is one entry (a retried request is two), an answer of the cache is an entry
+/// marked `"_fromCache": "disk"`, and an attempt that failed before a response is an entry with
+/// status `0` and `_error`. What is written passes through the same redaction as logs
+/// (LogRedactor): `Authorization`, cookie values, token-like query items and body fields are
+/// masked. Bodies are kept up to `bodyLimit` bytes each, a streamed response up to the same limit.
+///
+/// The file is valid HAR after every entry: each is written with the archive's closing brackets
+/// after it, which the next one overwrites, so a recorder that is never closed (a crash, a
+/// killed process) loses only the exchanges still in flight.
+///
+/// Its methods run on its own serial queue; entries are written in the order exchanges end.
+public final class HARRecorder: NetworkEventMonitor {
+    /// Where the archive is written.
+    public let file: URL
+    public let queue: DispatchQueue
+    public var exchangeBodyLimit: Int? { bodyLimit }
+    private let bodyLimit: Int
+    /// What follows the last entry: the entries' closing bracket and the rest of the log.
+    private let closing: Data
+    private let state: Locked<State>
+
+    private struct State {
+        var handle: FileHandle?
+        /// Where the next entry goes: the end of the last one.
+        var entriesEnd: UInt64
+        var count = 0
+        var error: (any Error)?
+    }
+
+    /// Creates a recorder that writes to `file`, replacing what is there.
+    ///
+    /// - Parameters:
+    ///   - file: the archive to write.
+    ///   - bodyLimit: the most bytes of each request and response body kept (64 KiB by default);
+    ///     a longer body is cut and its content marked `"truncated"`.
+    /// - Throws: ``BaseServerError`` with code `fileAccess` when the file cannot be written.
+    public init(file: URL, bodyLimit: Int = 64 << 10) throws {
+        self.file = file
+        self.bodyLimit = max(bodyLimit, 0)
+        self.queue = DispatchQueue(label: "CoreNetKit.HARRecorder", qos: .utility)
+        // `{"log":{"creator":…,"entries":[],"version":"1.2"}}` (keys sorted): split open at the
+        // empty list; what follows it becomes the closing text each entry is written before.
+        let empty = try HTTPArchive().encoded()
+        guard let range = empty.range(of: Data("\"entries\":[]".utf8)) else {
+            throw BaseServerError(code: .fileAccess, message: "could not lay out the HAR header")
+        }
+        let header = empty[..<(range.upperBound - 1)]
+        self.closing = Data("\n]".utf8) + empty[range.upperBound...] + Data("\n".utf8)
+        let handle: FileHandle
+        do {
+            try (header + closing).write(to: file)
+            handle = try FileHandle(forWritingTo: file)
+        } catch {
+            throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
+        }
+        self.state = Locked(State(handle: handle, entriesEnd: UInt64(header.count)))
+    }
+
+    /// The first error writing the file met, if any; no entry is written after it.
+    public var error: (any Error)? { state.withLock { $0.error } }
+
+    /// How many entries the file holds.
+    public var count: Int { state.withLock { $0.count } }
+
+    public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
+        let entry = HTTPArchive.Entry(exchange, requestId: request.id)
+        do {
+            try append(HTTPArchive.encoder.encode(entry))
+        } catch {
+            state.withLock { $0.error = $0.error ?? error }
+        }
+    }
+
+    /// Waits for the entries of exchanges that already ended, then closes the file; later
+    /// entries are dropped. Safe to call more than once, from any thread but the recorder's
+    /// queue.
+    public func close() {
+        queue.sync {}
+        state.withLock { state in
+            try? state.handle?.synchronize()
+            try? state.handle?.close()
+            state.handle = nil
+        }
+    }
+
+    /// Writes the entry `text` after the last one, with the closing text after it: one write,
+    /// so the file is never left without its brackets.
+    private func append(_ text: Data) throws {
+        try state.withLock { state in
+            guard let handle = state.handle, state.error == nil else { return }
+            let written = Data((state.count == 0 ? "\n" : ",\n").utf8) + text
+            try handle.seek(toOffset: state.entriesEnd)
+            try handle.write(contentsOf: written + closing)
+            state.entriesEnd += UInt64(written.count)
+            state.count += 1
+        }
+    }
+
+    deinit {
+        state.withLock { state in try? state.handle?.close() }
+    }
+}

@@ -1,0 +1,196 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that answers from an HTTP Archive (HAR 1.2), for tests: service code runs against
+/// answers captured from the real server (by ``HARRecorder``, a browser or a proxy), with no
+/// server running.
+///
+/// ```swift
+/// var configuration = NetworkConfiguration.default
+/// configuration.transport = try HARReplayTransport(file: Bundle.module.url(forResource: "users", withExtension: "har")!)
+/// ```
+///
+/// A request is matched by method and URL (scheme, host, port, path and query items, the
+/// query's order ignored; a recorded value masked by redaction matches any value) and, for a
+/// request with a body, by its body redacted as the recorder redacts it (``matchesBody``).
+/// Entries that match the same request answer in recorded order; after the last, the last
+/// answers again. Entries the cache answered (`_fromCache`) are not replayed. An entry with
+/// status `0` replays its failure (`_error`: `timeout`, `connectionLost`, …).
+///
+/// A request nothing matches fails with ``BaseServerError/Code-swift.struct/transport``, whose
+/// message names the closest recorded entries and whose underlying error is a ``HARReplayMiss``;
+/// or, in ``Mode/recordWhenMissing(_:)``, goes to a real transport and its exchange is appended
+/// to the file.
+public final class HARReplayTransport: Transport {
+    /// Where answers come from.
+    public enum Mode: Sendable {
+        /// Only from the file; a request it does not hold fails.
+        case replayOnly
+        /// From the file; a request it does not hold goes to `transport`, and its exchange is
+        /// appended to the file.
+        case recordWhenMissing(any Transport)
+        /// Every request goes to `transport`, and the file is written anew with this run's
+        /// exchanges (the file's old entries are not read).
+        case update(any Transport)
+    }
+
+    /// The archive read and written.
+    public let file: URL
+    /// Where answers come from.
+    public let mode: Mode
+    /// Whether a request with a body matches only an entry with the same body (redacted).
+    public let matchesBody: Bool
+    private let bodyLimit: Int
+    private let state: Locked<State>
+
+    private struct State {
+        var archive: HTTPArchive
+        /// Per entry index: whether it answered already.
+        var used: Set<Int> = []
+    }
+
+    /// Creates a transport that answers from `file`.
+    ///
+    /// - Parameters:
+    ///   - file: the archive; in ``Mode/update(_:)`` and ``Mode/recordWhenMissing(_:)`` it need
+    ///     not exist yet.
+    ///   - mode: ``Mode/replayOnly`` by default.
+    ///   - matchesBody: whether bodies must match too (`true` by default).
+    ///   - bodyLimit: the most bytes of each body written when recording (1 MiB by default).
+    /// - Throws: ``BaseServerError`` with code `fileAccess` or `cantMapping` when the file
+    ///   cannot be read as HAR.
+    public init(file: URL, mode: Mode = .replayOnly, matchesBody: Bool = true, bodyLimit: Int = 1 << 20) throws {
+        self.file = file
+        self.mode = mode
+        self.matchesBody = matchesBody
+        self.bodyLimit = bodyLimit
+        let archive: HTTPArchive
+        switch mode {
+        case .replayOnly: archive = try HTTPArchive(contentsOf: file)
+        case .recordWhenMissing:
+            archive =
+                FileManager.default.fileExists(atPath: file.path) ? try HTTPArchive(contentsOf: file) : HTTPArchive()
+        case .update: archive = HTTPArchive()
+        }
+        self.state = Locked(State(archive: archive))
+        if case .update = mode { try save(archive) }
+    }
+
+    /// The archive as the transport holds it now, recorded entries included.
+    public var archive: HTTPArchive { state.withLock { $0.archive } }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let key = HARMatch(request, matchesBody: matchesBody)
+        if case .update(let transport) = mode { return try await record(request, through: transport) }
+        let found = state.withLock { state -> Result<HTTPArchive.Entry, HARReplayMiss> in
+            let candidates = state.archive.log.entries.indices.filter { index in
+                state.archive.log.entries[index].fromCache == nil && key.matches(state.archive.log.entries[index])
+            }
+            guard let last = candidates.last else {
+                return .failure(HARReplayMiss(request: key.description, closest: key.closest(in: state.archive)))
+            }
+            let index = candidates.first { !state.used.contains($0) } ?? last
+            state.used.insert(index)
+            return .success(state.archive.log.entries[index])
+        }
+        switch found {
+        case .success(let entry):
+            request.body.reportSent(request.body.length ?? 0)
+            return try Self.response(replaying: entry, for: request)
+        case .failure(let miss):
+            guard case .recordWhenMissing(let transport) = mode else {
+                throw BaseServerError(code: .transport, message: miss.description, underlyingError: miss)
+            }
+            return try await record(request, through: transport)
+        }
+    }
+
+    /// Sends `request` through `transport`, appends its exchange to the file and returns the
+    /// response with its whole body.
+    private func record(_ request: TransportRequest, through transport: any Transport) async throws
+        -> TransportResponse
+    {
+        let clock = SystemClock()
+        let startedAt = clock.currentDate
+        let stopwatch = clock.stopwatch()
+        let response = try await transport.send(request)
+        let wait = stopwatch.elapsed()
+        var body = Data()
+        for try await chunk in response.body { body.append(chunk) }
+        let received = ReceivedResponse(
+            statusCode: response.statusCode, headers: response.headers, url: response.url, body: body,
+            bytes: Int64(body.count))
+        let record = MonitoredExchange.Record(
+            attempt: 1, startedAt: startedAt, request: request, response: received, error: nil, blocked: .zero,
+            wait: wait, receive: stopwatch.elapsed() - wait)
+        let entry = HTTPArchive.Entry(MonitoredExchange(record, bodyLimit: bodyLimit), requestId: nil)
+        let archive = state.withLock { state in
+            state.archive.log.entries.append(entry)
+            state.used.insert(state.archive.log.entries.count - 1)
+            return state.archive
+        }
+        try save(archive)
+        var headers = response.headers
+        headers.remove(name: "Content-Encoding")
+        return TransportResponse(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
+    }
+
+    private func save(_ archive: HTTPArchive) throws {
+        do {
+            try archive.encoded().write(to: file, options: .atomic)
+        } catch {
+            throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
+        }
+    }
+
+    /// The response `entry` recorded, or the failure it recorded.
+    static func response(replaying entry: HTTPArchive.Entry, for request: TransportRequest) throws
+        -> TransportResponse
+    {
+        guard entry.response.status > 0 else { throw failure(entry.error) }
+        let content = entry.response.content
+        let text = content.text ?? ""
+        let body = content.encoding == "base64" ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
+        // The text is the decoded body: its encoding and length on the wire no longer apply, and a
+        // field redaction masked is not replayed as if it were real.
+        let skipped: Set<String> = ["content-encoding", "content-length", "transfer-encoding"]
+        let headers = HTTPHeaders(
+            entry.response.headers.filter { !skipped.contains($0.name.lowercased()) && $0.value != LogRedactor.mask }
+                .map { (name: $0.name, value: $0.value) })
+        return TransportResponse(statusCode: entry.response.status, headers: headers, body: body, url: request.url)
+    }
+
+    /// The error a failed attempt recorded as `code` replays as.
+    static func failure(_ code: String?) -> URLError {
+        switch code {
+        case "timeout": URLError(.timedOut)
+        case "connectionLost": URLError(.networkConnectionLost)
+        case "noInternetConnection": URLError(.notConnectedToInternet)
+        default: URLError(.cannotConnectToHost)
+        }
+    }
+}
+
+/// No entry of a ``HARReplayTransport``'s archive matches a request: the underlying error of the
+/// `transport` failure the request ends with.
+public struct HARReplayMiss: Error, Sendable, CustomStringConvertible {
+    /// The request: its method and URL.
+    public let request: String
+    /// The recorded entries that came closest (method and URL), closest first; at most three.
+    public let closest: [String]
+
+    public var description: String {
+        let near = closest.isEmpty ? "the archive has no entries" : "closest: " + closest.joined(separator: "; ")
+        return "no recorded entry matches \(request) (\(near))"
+    }
+}

@@ -1,0 +1,208 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// One exchange as it went on the wire, or one answer the cache gave: what a recorder such as
+/// ``HARRecorder`` writes down. Everything in it is redacted as logs are: credentials in header
+/// fields, cookies, token-like query items and body fields never reach a monitor.
+///
+/// A monitor receives it in NetworkEventMonitor/request(_:didExchange:) when it asks for it with
+/// NetworkEventMonitor/exchangeBodyLimit.
+public struct MonitoredExchange: Sendable {
+    /// A body, redacted and cut at the monitor's NetworkEventMonitor/exchangeBodyLimit.
+    public struct Body: Sendable, Equatable {
+        /// The body as text, or base64 when ``isBase64`` (bytes that are not UTF-8 text).
+        public let text: String
+        /// Whether ``text`` is the base64 form of the bytes.
+        public let isBase64: Bool
+        /// The size of the whole body in bytes, also when ``text`` holds only its start.
+        public let size: Int
+        /// Whether ``text`` holds only the start of the body.
+        public let isTruncated: Bool
+        /// The `Content-Type`, or `application/octet-stream` when there is none.
+        public let mimeType: String
+    }
+
+    /// The attempt, from 1; 0 for an answer of the cache.
+    public let attempt: Int
+    /// When the request was handed to the exchange, on the configuration's clock.
+    public let startedAt: Date
+    /// The method.
+    public let method: HTTPMethod
+    /// The URL the request went to, redacted.
+    public let url: String
+    /// The header fields sent, credentials masked (cookies included).
+    public let requestHeaders: HTTPHeaders
+    /// The names of the cookies sent, in order (their values are secrets and are not kept).
+    public let sentCookies: [String]
+    /// The cookies the response set, one `Set-Cookie` line each with its value masked and its
+    /// attributes kept: `session=<redacted>; Path=/; HttpOnly`.
+    public let setCookies: [String]
+    /// The body sent; `nil` when there was none. A body streamed from a file or a sequence is
+    /// given by size only.
+    public let requestBody: Body?
+    /// The status; `nil` when the attempt failed before a response.
+    public let statusCode: Int?
+    /// The header fields received, credentials masked (`Set-Cookie` included).
+    public let responseHeaders: HTTPHeaders
+    /// The body received; for a streamed response what the reader was given, up to the limit.
+    public let responseBody: Body?
+    /// The URL of the response when redirects were followed to it, redacted; `nil` otherwise.
+    public let redirectedTo: String?
+    /// Why the attempt failed; `nil` when a response arrived.
+    public let error: BaseServerError?
+    /// Whether the cache answered (no exchange took place).
+    public let isFromCache: Bool
+    /// From the handover to the exchange to the handover to the transport (encoding, cookies).
+    public let blocked: Duration
+    /// From the handover to the transport to the response's head (as the pipeline saw it: a
+    /// small body may arrive with its head).
+    public let wait: Duration
+    /// From the head to the end of the body. `wait + receive` is the attempt's
+    /// MonitoredResponse/duration.
+    public let receive: Duration
+
+    /// The answer of a cache stage: `response` (one with ServerResponse/isFromCache) redacted,
+    /// its bodies cut at `bodyLimit` bytes, with no time spent. For a stage of yours that answers
+    /// from a store and wants recorders to see it.
+    public init(cachedAnswer response: ServerResponse, at date: Date, bodyLimit: Int) {
+        let sent = response.transportRequest
+        let secrets = LogRedactor.secretValues(of: sent)
+        self.attempt = 0
+        self.startedAt = date
+        self.method = sent.method
+        self.url = LogRedactor.redact(url: sent.url)
+        self.requestHeaders = HTTPHeaders(LogRedactor.redact(headers: sent.headers.fields, secrets: secrets))
+        self.sentCookies = Self.cookieNames(sent.headers)
+        self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)
+        self.statusCode = response.statusCode
+        self.responseHeaders = HTTPHeaders(LogRedactor.redact(headers: response.headers.fields, secrets: secrets))
+        self.setCookies = Self.maskedSetCookies(response.headers)
+        self.responseBody = Body(
+            response.data, size: response.data.count, headers: response.headers, secrets: secrets, limit: bodyLimit)
+        self.redirectedTo = nil
+        self.error = nil
+        self.isFromCache = true
+        self.blocked = .zero
+        self.wait = .zero
+        self.receive = .zero
+    }
+
+    /// What the exchange measured and received, before redaction.
+    struct Record: Sendable {
+        var attempt: Int
+        var startedAt: Date
+        var request: TransportRequest
+        var response: ReceivedResponse?
+        var error: BaseServerError?
+        var blocked: Duration
+        var wait: Duration
+        var receive: Duration
+    }
+
+    /// `record` redacted, its bodies cut at `bodyLimit` bytes.
+    init(_ record: Record, bodyLimit: Int) {
+        let sent = record.request
+        let secrets = LogRedactor.secretValues(of: sent)
+        self.attempt = record.attempt
+        self.startedAt = record.startedAt
+        self.method = sent.method
+        self.url = LogRedactor.redact(url: sent.url)
+        self.requestHeaders = HTTPHeaders(LogRedactor.redact(headers: sent.headers.fields, secrets: secrets))
+        self.sentCookies = Self.cookieNames(sent.headers)
+        self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)
+        let received = record.response
+        self.statusCode = received?.statusCode
+        self.responseHeaders = HTTPHeaders(
+            LogRedactor.redact(headers: received?.headers.fields ?? [], secrets: secrets))
+        self.setCookies = received.map { Self.maskedSetCookies($0.headers) } ?? []
+        self.responseBody = received.flatMap { received in
+            let bytes = received.body.isEmpty ? received.streamedPrefix : received.body
+            return Body(bytes, size: Int(received.bytes), headers: received.headers, secrets: secrets, limit: bodyLimit)
+        }
+        self.redirectedTo = received?.url.flatMap { $0 == sent.url ? nil : LogRedactor.redact(url: $0) }
+        self.error = record.error
+        self.isFromCache = false
+        self.blocked = record.blocked
+        self.wait = record.wait
+        self.receive = record.receive
+    }
+}
+
+extension MonitoredExchange {
+    /// The names of the cookies in `headers`' `Cookie` fields.
+    static func cookieNames(_ headers: HTTPHeaders) -> [String] {
+        headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
+            let name = pair.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+            return name.flatMap { $0.isEmpty ? nil : $0 }
+        }
+    }
+
+    /// `headers`' `Set-Cookie` lines with each cookie's value masked.
+    static func maskedSetCookies(_ headers: HTTPHeaders) -> [String] {
+        headers.values(for: "Set-Cookie").flatMap(SetCookieSplitter.split).map { line in
+            let parts = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            let attributes = parts.count > 1 ? ";" + parts[1] : ""
+            return name.trimmingCharacters(in: .whitespaces) + "=" + LogRedactor.mask + attributes
+        }
+    }
+}
+
+extension MonitoredExchange.Body {
+    /// A request body: in memory, redacted; from a file or a sequence, by size only.
+    init?(_ body: RequestBody, headers: HTTPHeaders, secrets: [String], limit: Int) {
+        if let data = body.data {
+            guard !data.isEmpty else { return nil }
+            self.init(data, size: data.count, headers: headers, secrets: secrets, limit: limit)
+            return
+        }
+        guard let length = body.length, length > 0 || body.isStream else { return nil }
+        self.init(
+            text: "", isBase64: false, size: Int(length), isTruncated: true,
+            mimeType: headers["Content-Type"] ?? "application/octet-stream")
+    }
+
+    /// `bytes` (the first bytes of a body of `size`) redacted and cut at `limit`: JSON, forms and
+    /// multipart bodies as logs show them, other UTF-8 text with the request's secrets masked,
+    /// anything else as base64. `nil` for an empty body.
+    init?(_ bytes: Data, size: Int, headers: HTTPHeaders, secrets: [String], limit: Int) {
+        guard size > 0 else { return nil }
+        let mimeType = headers["Content-Type"] ?? "application/octet-stream"
+        let whole = bytes.count == size
+        let shown = bytes.prefix(limit)
+        var text: String
+        var isBase64 = false
+        if whole, let redacted = LogRedactor.redactStructured(body: bytes, contentType: mimeType, secrets: secrets) {
+            text = redacted
+        } else if let utf8 = String(
+            validating: shown.count < size ? Self.completeCharacters(shown) : shown, as: UTF8.self)
+        {
+            text = LogRedactor.masking(secrets, in: utf8)
+        } else {
+            text = shown.base64EncodedString()
+            isBase64 = true
+        }
+        var truncated = shown.count < size
+        if !isBase64, text.utf8.count > limit {
+            text = String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
+            truncated = true
+        }
+        self.init(text: text, isBase64: isBase64, size: size, isTruncated: truncated, mimeType: mimeType)
+    }
+
+    /// `bytes` without the UTF-8 character its end cuts, if any.
+    private static func completeCharacters(_ bytes: Data) -> Data {
+        var lead = bytes.endIndex
+        while lead > bytes.startIndex, bytes.endIndex - lead < 4, bytes[lead - 1] & 0xC0 == 0x80 { lead -= 1 }
+        guard lead > bytes.startIndex, bytes[lead - 1] >= 0xC0 else { return bytes }
+        let first = bytes[lead - 1]
+        let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : 2
+        return bytes.endIndex - (lead - 1) >= length ? bytes : bytes[bytes.startIndex..<lead - 1]
+    }
+}
