@@ -47,7 +47,10 @@ struct HARMatch: CustomStringConvertible {
         guard let body else { return true }
         guard let postData = entry.request.postData else { return body.isEmpty }
         if postData.comment?.contains("truncated") == true { return body.hasPrefix(postData.text) }
-        return postData.text == body
+        if postData.text == body { return true }
+        // JSON compares by value: the order of an object's members is not the request's.
+        guard let recorded = try? JSON(data: Data(postData.text.utf8)) else { return false }
+        return (try? JSON(data: Data(body.utf8))) == recorded
     }
 
     /// The method and URL of the (at most three) entries of `archive` nearest to this request,

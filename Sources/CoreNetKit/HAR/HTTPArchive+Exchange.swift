@@ -81,7 +81,7 @@ extension HTTPArchive.Response {
         let compressed = exchange.responseHeaders["Content-Encoding"].map { $0.lowercased() != "identity" } ?? false
         self.init(
             status: status,
-            statusText: status == 0 ? "" : HTTPURLResponse.localizedString(forStatusCode: status).capitalized,
+            statusText: HTTPArchive.reasonPhrase(status),
             httpVersion: "HTTP/1.1",
             cookies: exchange.setCookies.map(HTTPArchive.Cookie.init(setCookie:)),
             headers: exchange.responseHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
@@ -122,6 +122,14 @@ extension HTTPArchive.Cookie {
 }
 
 extension HTTPArchive {
+    /// The reason phrase of `status` (the transports do not report the server's): `"OK"`,
+    /// `"Not Modified"`; `""` for `0`.
+    static func reasonPhrase(_ status: Int) -> String {
+        guard status > 0 else { return "" }
+        let text = HTTPURLResponse.localizedString(forStatusCode: status).capitalized
+        return text == "Ok" ? "OK" : text
+    }
+
     /// The comment of a recorded body: how its text is to be read.
     static func comment(_ body: MonitoredExchange.Body) -> String? {
         let notes = (body.isBase64 ? ["base64"] : []) + (body.isTruncated ? ["truncated"] : [])

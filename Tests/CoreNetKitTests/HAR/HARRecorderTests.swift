@@ -1,0 +1,219 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import CoreNetKitTestServer
+import Dispatch
+import Foundation
+import Testing
+
+@testable import CoreNetKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HARRecorder against the loopback server: a run with every kind of exchange, checked by the
+/// HAR 1.2 schema and an independent reader, its timings, and what it must not contain.
+@Suite(.timeLimit(.minutes(3))) struct HARRecorderTests {
+    /// Values that must never reach the file.
+    static let secrets = [
+        "bearer-secret-1234", "cookie-secret-4567", "query-secret-7890", "body-secret-0123",
+        "set-cookie-secret-3456",
+    ]
+
+    @Test func aRunOfEveryKindOfExchangeIsValidHARThatAnIndependentReaderReads() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("run.har")
+                let recorder = try HARRecorder(file: file, bodyLimit: 512)
+                let watcher = ExchangeWatcher()
+                let configuration = testConfiguration {
+                    $0.monitors = [recorder, watcher]
+                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
+                    $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
+                }
+
+                try await Self.runEveryKind(server, configuration)
+                recorder.close()
+
+                let text = try String(contentsOf: file, encoding: .utf8)
+                let archive = try HTTPArchive(contentsOf: file)
+                let entries = archive.log.entries
+                let statuses = entries.map(\.response.status)
+                #expect(statuses.contains(304))
+                #expect(statuses.filter { $0 == 503 }.count == 1)
+                #expect(entries.contains { $0.fromCache == "disk" && $0.response.status == 200 })
+                #expect(
+                    entries.contains {
+                        $0.request.url.contains("/redirect") && $0.response.redirectURL.contains("/users/2")
+                    })
+                #expect(entries.contains { $0.request.postData?.mimeType.hasPrefix("multipart/form-data") == true })
+                let streamed = try #require(entries.first { $0.request.url.contains("/events/jsonl") })
+                #expect(streamed.response.content.comment == "truncated")
+                #expect(streamed.response.content.text?.utf8.count == 512)
+                #expect(streamed.response.content.size > 512)
+                let retried = entries.filter { $0.request.url.contains("/flaky/har") }
+                #expect(retried.map(\.attempt) == [1, 2])
+                for secret in Self.secrets { #expect(!text.contains(secret), "\(secret) is in the file") }
+                #expect(text.contains(LogRedactor.mask))
+
+                let check = try runCheckHAR(file)
+                #expect(check.status == 0, "\(check.output)")
+                #expect(check.output.split(separator: "\n").count == entries.count)
+            }
+        }
+    }
+
+    @Test func timingsAddUpToEachEntrysTimeAndMatchTheMonitorsDurations() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("timed.har")
+                let recorder = try HARRecorder(file: file)
+                let watcher = ExchangeWatcher()
+                let configuration = testConfiguration {
+                    $0.monitors = [recorder, watcher]
+                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
+                    $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
+                }
+
+                try await Self.runEveryKind(server, configuration)
+                recorder.close()
+
+                let entries = try HTTPArchive(contentsOf: file).log.entries
+                let durations = watcher.durations()
+                #expect(entries.count >= 10)
+                for entry in entries {
+                    let timings = entry.timings
+                    let sum =
+                        [timings.blocked ?? -1, timings.dns ?? -1, timings.connect ?? -1, timings.ssl ?? -1]
+                        .filter { $0 >= 0 }.reduce(0, +) + timings.send + timings.wait + timings.receive
+                    #expect(abs(sum - entry.time) < 1, "\(entry.request.url): \(sum) ms ≠ \(entry.time) ms")
+                    guard entry.fromCache == nil, let id = entry.requestId, let attempt = entry.attempt else {
+                        continue
+                    }
+                    let monitored = try #require(
+                        durations["\(id)#\(attempt)"], "no didReceive for \(entry.request.url)")
+                    let milliseconds = HTTPArchive.Entry.milliseconds(monitored)
+                    #expect(abs(timings.wait + timings.receive - milliseconds) < 1, "\(entry.request.url)")
+                }
+            }
+        }
+    }
+
+    @Test func theFileIsValidHARAfterEveryEntryWithoutClose() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("open.har")
+                let recorder = try HARRecorder(file: file)
+                let configuration = testConfiguration { $0.monitors = [recorder] }
+                #expect(try HTTPArchive(contentsOf: file).log.entries.isEmpty)
+
+                for index in 1...3 {
+                    _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/\(index)") }
+                        .performAsync()
+                    recorder.queue.sync {}  // the entry was handed over before the request returned
+                    #expect(try HTTPArchive(contentsOf: file).log.entries.count == index)
+                }
+                _ = recorder  // never closed
+            }
+        }
+    }
+
+    @Test func aFailedAttemptIsAnEntryWithStatusZeroAndItsError() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withRefusingPort { port in
+                let file = directory.appendingPathComponent("failed.har")
+                let recorder = try HARRecorder(file: file)
+                let configuration = testConfiguration {
+                    $0.monitors = [recorder]
+                    $0.retryPolicy = nil
+                }
+
+                await #expect(throws: BaseServerError.self) {
+                    _ = try await TestRequest<User>(configuration: configuration) {
+                        ServerRequest(
+                            method: .get, baseUrl: URL(string: "http://127.0.0.1:\(port)")!, relativeUrl: "/users/1")
+                    }.performAsync()
+                }
+                recorder.close()
+
+                let entry = try #require(try HTTPArchive(contentsOf: file).log.entries.first)
+                #expect(entry.response.status == 0)
+                #expect(entry.error == "cannotConnect")
+            }
+        }
+    }
+
+    /// GET, POST JSON, multipart, a redirect, a retry, a cache answer, a 304, a streamed
+    /// response and a cookie set, each with secrets `secrets` lists.
+    static func runEveryKind(_ server: TestServer, _ configuration: NetworkConfiguration) async throws {
+        let headers = ["Authorization": "Bearer bearer-secret-1234", "Cookie": "session=cookie-secret-4567"]
+        _ = try await TestRequest<User>(configuration: configuration) {
+            server.get("/users/1?api_key=query-secret-7890&page=1", headers: headers)
+        }.performAsync()
+        _ = try await TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(
+                method: .post, baseUrl: server.baseURL, relativeUrl: "/echo",
+                parameters: .jsonObject(["name": "Ada", "password": "body-secret-0123"]))
+        }.performAsync()
+        var form = MultipartData()
+        form.append(Data("a note".utf8), name: "note")
+        form.append(Data([0, 1, 2, 250, 251]), name: "file", filename: "a.bin", mimeType: "application/octet-stream")
+        _ = try await TestRequest<JSON>(configuration: configuration) { [form] in server.post("/upload", form) }
+            .performAsync()
+        _ = try await TestRequest<User>(configuration: configuration) { server.get("/redirect?to=/users/2") }
+            .performAsync()
+        _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/flaky/har?failures=1") }
+            .performAsync()
+        let fresh = server.request("/cache/fresh/har?cc=max-age%3D600", .cacheIfFreshElseServer)
+        for _ in 1...2 { _ = try await TestRequest<JSON>(configuration: configuration) { fresh }.performAsync() }
+        let versioned = server.request("/cache/etag/har", .firstCacheThenRefreshFromServer)
+        for _ in 1...2 { _ = try await TestRequest<JSON>(configuration: configuration) { versioned }.performAsync() }
+        let setCookie = "session=set-cookie-secret-3456; Path=/; HttpOnly"
+        _ = try await TestRequest<JSON>(configuration: configuration) {
+            server.get("/cookies/set", parameters: .query(["cookie": .string(setCookie)]))
+        }.performAsync()
+        var lines = 0
+        for try await _ in ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/events/jsonl?count=200")
+            .stream(configuration: configuration).lines
+        {
+            lines += 1
+        }
+        #expect(lines >= 200)
+    }
+}
+
+/// The durations monitors are told for each attempt, by "requestId#attempt".
+final class ExchangeWatcher: NetworkEventMonitor {
+    let queue = DispatchQueue(label: "tests.exchange-watcher")
+    private let received = Locked<[String: Duration]>([:])
+
+    func request(_ request: MonitoredRequest, didReceive response: MonitoredResponse) {
+        received.withLock { $0["\(request.id)#\(response.attempt)"] = response.duration }
+    }
+
+    func durations() -> [String: Duration] {
+        queue.sync {}
+        return received.withLock { $0 }
+    }
+}
+
+/// Runs Tests/CoreNetKitTests/HAR/check_har.py on `file`: the HAR 1.2 schema and haralyzer.
+func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("check_har.py")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script.path, file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}

@@ -1,0 +1,182 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import CoreNetKitTestServer
+import Foundation
+import Testing
+
+@testable import CoreNetKit
+
+/// HARReplayTransport: answers recorded from the loopback server, replayed with the server
+/// stopped; misses, record-when-missing, matching rules.
+@Suite(.timeLimit(.minutes(3))) struct HARReplayTransportTests {
+    /// What a small service reads: users, a created user, a mapped 404, a retried request and
+    /// a counter read twice.
+    struct Results: Equatable {
+        var users: [User] = []
+        var created: User?
+        var missing: String?
+        var flaky: Int?
+        var counters: [Int] = []
+    }
+
+    static func runService(_ base: URL, _ configuration: NetworkConfiguration) async throws -> Results {
+        var results = Results()
+        results.users = try await TestRequest<[User]>(configuration: configuration, keyPath: "items") {
+            ServerRequest(
+                method: .get, baseUrl: base, relativeUrl: "/users", headers: ["Authorization": "Bearer t-1234"])
+        }.performAsync()
+        results.created = try await TestRequest<User>(configuration: configuration) {
+            ServerRequest(
+                method: .post, baseUrl: base, relativeUrl: "/users",
+                parameters: .jsonObject(["name": "Grace Hopper", "email": "grace@example.com"]))
+        }.performAsync()
+        do {
+            _ = try await TestRequest<User>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/users/9")
+            }.performAsync()
+        } catch let error as BaseServerError {
+            results.missing = "\(error.code) \(error.statusCode ?? 0)"
+        }
+        let flaky = try await TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(method: .get, baseUrl: base, relativeUrl: "/flaky/replay?failures=1")
+        }.performAsync()
+        results.flaky = flaky["attempt"]?.intValue
+        for _ in 1...2 {
+            let counter = try await TestRequest<Counter>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/counter/replay")
+            }.performAsync()
+            results.counters.append(counter.value)
+        }
+        return results
+    }
+
+    static func replayConfiguration(_ transport: any Transport) -> NetworkConfiguration {
+        testConfiguration(transport: transport) {
+            $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
+        }
+    }
+
+    @Test func aServiceRunsAgainstItsRecordingWithTheServerStoppedWithTheSameResults() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("service.har")
+            let server = try await TestServer.start()
+            let recorder = try HARRecorder(file: file)
+            var recording = Self.replayConfiguration(sharedTestTransport)
+            recording.monitors = [recorder]
+            let recorded = try await Self.runService(server.baseURL, recording)
+            recorder.close()
+            await server.stop()
+
+            let replayed = try await Self.runService(
+                server.baseURL, Self.replayConfiguration(try HARReplayTransport(file: file)))
+
+            #expect(recorded.users.count > 1)
+            #expect(recorded.missing != nil && recorded.flaky == 2 && recorded.counters == [1, 2])
+            #expect(replayed == recorded)
+        }
+    }
+
+    @Test func anUnmatchedRequestFailsNamingTheClosestEntries() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("miss.har")
+            let server = try await TestServer.start()
+            let recorder = try HARRecorder(file: file)
+            var recording = Self.replayConfiguration(sharedTestTransport)
+            recording.monitors = [recorder]
+            _ = try await Self.runService(server.baseURL, recording)
+            recorder.close()
+            await server.stop()
+            let configuration = Self.replayConfiguration(try HARReplayTransport(file: file))
+
+            let error = await #expect(throws: BaseServerError.self) {
+                _ = try await TestRequest<User>(configuration: configuration) {
+                    ServerRequest(method: .get, baseUrl: server.baseURL, relativeUrl: "/users/7")
+                }.performAsync()
+            }
+
+            #expect(error?.code == .transport)
+            let miss = try #require(error?.underlyingError as? HARReplayMiss)
+            #expect(miss.request == "GET \(server.baseURL.absoluteString)/users/7")
+            #expect(miss.closest.first == "GET \(server.baseURL.absoluteString)/users/9")
+            #expect(miss.closest.count == 3)
+            #expect(error?.errorDescription?.contains("closest: GET") == true)
+        }
+    }
+
+    @Test func recordWhenMissingAppendsOnlyWhatWasMissing() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("grow.har")
+                let first = try HARReplayTransport(file: file, mode: .recordWhenMissing(sharedTestTransport))
+                let configuration = Self.replayConfiguration(first)
+                _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/1") }.performAsync()
+                #expect(try HTTPArchive(contentsOf: file).log.entries.count == 1)
+
+                let second = try HARReplayTransport(file: file, mode: .recordWhenMissing(sharedTestTransport))
+                let again = Self.replayConfiguration(second)
+                let one = try await TestRequest<User>(configuration: again) { server.get("/users/1") }.performAsync()
+                let two = try await TestRequest<User>(configuration: again) { server.get("/users/2") }.performAsync()
+
+                #expect(one.id == 1 && two.id == 2)
+                #expect(server.hits("GET", "/users/1") == 1)
+                #expect(server.hits("GET", "/users/2") == 1)
+                let urls = try HTTPArchive(contentsOf: file).log.entries.map(\.request.url)
+                #expect(urls.map { $0.hasSuffix("/users/1") } == [true, false])
+                #expect(urls.count == 2)
+            }
+        }
+    }
+
+    @Test func updateWritesTheFileAnewFromTheServer() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("update.har")
+                try HTTPArchive(entries: []).encoded().write(to: file)
+                let transport = try HARReplayTransport(file: file, mode: .update(sharedTestTransport))
+                let configuration = Self.replayConfiguration(transport)
+                for _ in 1...2 {
+                    _ = try await TestRequest<Counter>(configuration: configuration) { server.get("/counter/update") }
+                        .performAsync()
+                }
+
+                #expect(server.hits("GET", "/counter/update") == 2)
+                let texts = try HTTPArchive(contentsOf: file).log.entries.map { $0.response.content.text ?? "" }
+                #expect(texts.count == 2 && texts[0].contains("\"value\":1") && texts[1].contains("\"value\":2"))
+            }
+        }
+    }
+
+    @Test func queryOrderIsIgnoredAndBodiesMatchUnlessTurnedOff() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("match.har")
+                let recording = Self.replayConfiguration(
+                    try HARReplayTransport(file: file, mode: .recordWhenMissing(sharedTestTransport)))
+                let echo = { @Sendable (query: String, name: String) in
+                    ServerRequest(
+                        method: .post, baseUrl: server.baseURL, relativeUrl: "/echo?\(query)",
+                        parameters: .jsonObject(["name": .string(name)]))
+                }
+                _ = try await TestRequest<Echo>(configuration: recording) { echo("a=1&b=2", "Ada") }.performAsync()
+
+                let strict = Self.replayConfiguration(try HARReplayTransport(file: file))
+                let reordered = try await TestRequest<Echo>(configuration: strict) { echo("b=2&a=1", "Ada") }
+                    .performAsync()
+                #expect(reordered.rawQuery == "a=1&b=2")
+                await #expect(throws: BaseServerError.self) {
+                    _ = try await TestRequest<Echo>(configuration: strict) { echo("a=1&b=2", "Grace") }.performAsync()
+                }
+                let loose = Self.replayConfiguration(try HARReplayTransport(file: file, matchesBody: false))
+                let any = try await TestRequest<Echo>(configuration: loose) { echo("a=1&b=2", "Grace") }.performAsync()
+                #expect(any.body?.contains("Ada") == true)
+                #expect(server.hits("POST", "/echo") == 1)
+            }
+        }
+    }
+}
