@@ -27,4 +27,5 @@ let benchmarks: @Sendable () -> Void = {
     registerThroughputBenchmarks()
     registerHTTPSBenchmarks()
     registerFeatureBenchmarks()
+    registerRecordingBenchmarks()
 }

@@ -68,6 +68,8 @@ func runPaired(
 enum Metrics {
     static let ratio = BenchmarkMetric.custom(
         "CoreNetKit/raw throughput ×1000", polarity: .prefersLarger, useScalingFactor: false)
+    static let recordingRatio = BenchmarkMetric.custom(
+        "recording/plain throughput ×1000", polarity: .prefersLarger, useScalingFactor: false)
     static let requestsPerSecond = BenchmarkMetric.custom(
         "requests/s", polarity: .prefersLarger, useScalingFactor: false)
     static let latency = BenchmarkMetric.custom("latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)

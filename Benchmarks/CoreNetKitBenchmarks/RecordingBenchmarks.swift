@@ -1,0 +1,40 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Benchmark
+import CoreNetKit
+import Foundation
+
+/// What recording every exchange as HAR costs: the same request through the same transport,
+/// with and without a HARRecorder (bodies under its cap), paired batch by batch.
+func registerRecordingBenchmarks() {
+    let configuration = Benchmark.Configuration(
+        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(8), maxIterations: 40)
+    for concurrency in [1, 8] {
+        Benchmark(
+            "Recording c\(concurrency): HARRecorder / no monitor (URLSessionTransport)", configuration: configuration
+        ) {
+            benchmark in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-bench-\(UUID()).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let recorder = try HARRecorder(file: file)
+            let transport = URLSessionTransport()
+            let plain = benchConfiguration(transport: transport)
+            var recorded = plain
+            recorded.monitors = [recorder]
+            let baseURL = try await Fixture.baseURL()
+            try await runPaired(
+                benchmark, total: concurrency == 1 ? 200 : 640, concurrency: concurrency,
+                metric: Metrics.recordingRatio,
+                raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
+                kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: recorded).performAsync()) }
+            )
+            recorder.close()
+        }
+    }
+}
