@@ -25,8 +25,11 @@ func registerRecordingBenchmarks() {
             let recorder = try HARRecorder(file: file)
             let transport = URLSessionTransport()
             let plain = benchConfiguration(transport: transport)
-            var recorded = plain
-            recorded.monitors = [recorder]
+            let recorded = {
+                var configuration = plain
+                configuration.monitors = [recorder]
+                return configuration
+            }()
             let baseURL = try await Fixture.baseURL()
             try await runPaired(
                 benchmark, total: concurrency == 1 ? 200 : 640, concurrency: concurrency,

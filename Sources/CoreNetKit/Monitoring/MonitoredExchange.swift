@@ -71,26 +71,13 @@ public struct MonitoredExchange: Sendable {
     /// its bodies cut at `bodyLimit` bytes, with no time spent. For a stage of yours that answers
     /// from a store and wants recorders to see it.
     public init(cachedAnswer response: ServerResponse, at date: Date, bodyLimit: Int) {
-        let sent = response.transportRequest
-        let secrets = LogRedactor.secretValues(of: sent)
-        self.attempt = 0
-        self.startedAt = date
-        self.method = sent.method
-        self.url = LogRedactor.redact(url: sent.url)
-        self.requestHeaders = HTTPHeaders(LogRedactor.redact(headers: sent.headers.fields, secrets: secrets))
-        self.sentCookies = Self.cookieNames(sent.headers)
-        self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)
-        self.statusCode = response.statusCode
-        self.responseHeaders = HTTPHeaders(LogRedactor.redact(headers: response.headers.fields, secrets: secrets))
-        self.setCookies = Self.maskedSetCookies(response.headers)
-        self.responseBody = Body(
-            response.data, size: response.data.count, headers: response.headers, secrets: secrets, limit: bodyLimit)
-        self.redirectedTo = nil
-        self.error = nil
-        self.isFromCache = true
-        self.blocked = .zero
-        self.wait = .zero
-        self.receive = .zero
+        let answer = ReceivedResponse(
+            statusCode: response.statusCode, headers: response.headers, url: nil, body: response.data,
+            bytes: Int64(response.data.count))
+        let record = Record(
+            attempt: 0, startedAt: date, request: response.transportRequest, response: answer, error: nil,
+            blocked: .zero, wait: .zero, receive: .zero, isFromCache: true)
+        self.init(record, bodyLimit: bodyLimit)
     }
 
     /// What the exchange measured and received, before redaction.
@@ -103,6 +90,7 @@ public struct MonitoredExchange: Sendable {
         var blocked: Duration
         var wait: Duration
         var receive: Duration
+        var isFromCache = false
     }
 
     /// `record` redacted, its bodies cut at `bodyLimit` bytes.
@@ -127,7 +115,7 @@ public struct MonitoredExchange: Sendable {
         }
         self.redirectedTo = received?.url.flatMap { $0 == sent.url ? nil : LogRedactor.redact(url: $0) }
         self.error = record.error
-        self.isFromCache = false
+        self.isFromCache = record.isFromCache
         self.blocked = record.blocked
         self.wait = record.wait
         self.receive = record.receive
