@@ -84,6 +84,12 @@ if mode.contains("-nodeadline") { configuration.timeout = .infinity }
 // `…-cache`: a cache adapter in memory, the request under the default `serverOnly` (what a cache
 // stage costs a request that only stores).
 if mode.contains("-cache") { configuration.cacheAdapter = UrlCacheAdapter(memoryCapacity: 4 << 20, diskCapacity: 0) }
+/// A monitor that implements nothing: what having monitors at all costs.
+struct SilentMonitor: NetworkEventMonitor {}
+// `page-monitor` / `page-har`: the 20-item page with a silent monitor, or with a HARRecorder.
+let recorder = mode == "page-har" ? try HARRecorder(file: URL(fileURLWithPath: "/tmp/corenetkit-profile.har")) : nil
+if mode == "page-monitor" { configuration.monitors = [SilentMonitor()] }
+if let recorder { configuration.monitors = [recorder] }
 if mode == "chain10" { configuration.interceptors += Array(repeating: PassThrough(), count: 10) }
 let request = PageRequest(configuration: configuration)
 let tinyRequest = TinyRequest(configuration: configuration)
@@ -182,4 +188,6 @@ Task.detached {
     done.signal()
 }
 done.wait()
+recorder?.close()  // the entries written on the recorder's queue count too
+NetworkMonitorQueue.shared.sync {}
 print("\(mode): \(count) requests, \(try outcome.total.get()) items")

@@ -83,9 +83,8 @@ public final class HARRecorder: NetworkEventMonitor {
     public var count: Int { state.withLock { $0.count } }
 
     public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
-        let entry = HTTPArchive.Entry(exchange, requestId: request.id)
         do {
-            try append(HTTPArchive.encoder.encode(entry))
+            try append(Data(HARWriter.encode(HTTPArchive.Entry(exchange, requestId: request.id))))
         } catch {
             state.withLock { $0.error = $0.error ?? error }
         }

@@ -209,4 +209,40 @@ extension LogRedactor {
         }
         return masking(secrets, in: text)
     }
+
+    /// Whether a JSON or form field of `body` may have a secret-like name (``isSecret(name:)``):
+    /// the body holds `token`, `key`, `password`, `secret`, `sig`, `authorization` or `cookie` in
+    /// any case, or an escape (`\u` in JSON, `%` in a form) that could spell one.
+    static func mayNameSecret(_ body: Data) -> Bool {
+        body.withUnsafeBytes { bytes in
+            /// Whether `word` (lowercase) starts at `index`, in any case.
+            func spells(_ word: StaticString, at index: Int) -> Bool {
+                guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
+                for offset in 1..<word.utf8CodeUnitCount where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
+                    return false
+                }
+                return true
+            }
+            for index in bytes.indices {
+                // `| 0x20` lowercases an ASCII letter, and turns no other byte into one.
+                switch bytes[index] | 0x20 {
+                case UInt8(ascii: "t"): if spells("token", at: index) { return true }
+                case UInt8(ascii: "k"): if spells("key", at: index) { return true }
+                case UInt8(ascii: "p"): if spells("password", at: index) { return true }
+                case UInt8(ascii: "s"): if spells("secret", at: index) || spells("sig", at: index) { return true }
+                case UInt8(ascii: "a"): if spells("authorization", at: index) { return true }
+                case UInt8(ascii: "c"): if spells("cookie", at: index) { return true }
+                case UInt8(ascii: "%"): return true
+                case UInt8(ascii: "|"):
+                    if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    {
+                        return true
+                    }
+                default: break
+                }
+            }
+            return false
+        }
+    }
 }

@@ -166,7 +166,13 @@ extension MonitoredExchange.Body {
         let shown = bytes.prefix(limit)
         var text: String
         var isBase64 = false
-        if whole, let redacted = LogRedactor.redactStructured(body: bytes, contentType: mimeType, secrets: secrets) {
+        // A body none of whose fields can be secret-named is kept as it is, not parsed and
+        // written again (a multipart body is always shown as its parts).
+        if whole,
+            LogRedactor.multipartBoundary(contentType: mimeType, body: bytes) != nil
+                || LogRedactor.mayNameSecret(bytes),
+            let redacted = LogRedactor.redactStructured(body: bytes, contentType: mimeType, secrets: secrets)
+        {
             text = redacted
         } else if let utf8 = String(
             validating: shown.count < size ? Self.completeCharacters(shown) : shown, as: UTF8.self)

@@ -251,3 +251,26 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
+
+/// The recorder's hand-written JSON against `Codable`: what it writes decodes to the entry.
+@Suite struct HARWriterTests {
+    @Test func aWrittenEntryDecodesToTheSameEntry() throws {
+        let exchange = MonitoredExchange(
+            cachedAnswer: ServerResponse(
+                statusCode: 200,
+                headers: ["Content-Type": "text/plain", "Set-Cookie": "a=b; Path=/; Secure; HttpOnly"],
+                data: Data("line \"one\"\n\ttab \\ back\u{1} é ✓".utf8),
+                transportRequest: TransportRequest(
+                    method: .post, url: URL(string: "https://example.com/p?q=1&token=x")!,
+                    headers: ["Cookie": "s=1", "Content-Type": "application/json"],
+                    body: .data(Data(#"{"a":[1,2.5,null,true],"password":"p"}"#.utf8)))),
+            at: Date(timeIntervalSince1970: 1_790_000_000.123), bodyLimit: 1 << 20)
+        let entry = HTTPArchive.Entry(exchange, requestId: "r-1")
+
+        let decoded = try JSONDecoder().decode(HTTPArchive.Entry.self, from: Data(HARWriter.encode(entry)))
+
+        #expect(decoded == entry)
+        #expect(entry.response.cookies.first?.secure == true && entry.response.cookies.first?.httpOnly == true)
+        #expect(entry.request.postData?.text.contains("\"password\":\"<redacted>\"") == true)
+    }
+}

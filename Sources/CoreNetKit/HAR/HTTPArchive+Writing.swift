@@ -1,0 +1,197 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// Writes a HAR entry as JSON by hand, for the recorder: `JSONEncoder` costs about four times as
+/// much per entry (generic boxing, a dictionary per object), which a recorder pays on every
+/// exchange. Reading goes through `Codable`; the tests check that what this writes decodes to
+/// the entry it was given.
+struct HARWriter {
+    private(set) var bytes: [UInt8] = []
+
+    /// `entry` as one line of JSON.
+    static func encode(_ entry: HTTPArchive.Entry) -> [UInt8] {
+        var writer = HARWriter()
+        writer.bytes.reserveCapacity(1024 + (entry.response.content.text?.utf8.count ?? 0))
+        writer.object { writer in
+            writer.field("startedDateTime", entry.startedDateTime)
+            writer.field("time", entry.time)
+            writer.key("request")
+            writer.request(entry.request)
+            writer.key("response")
+            writer.response(entry.response)
+            writer.key("cache")
+            writer.object { $0.field("comment", entry.cache.comment) }
+            writer.key("timings")
+            writer.timings(entry.timings)
+            writer.field("comment", entry.comment)
+            writer.field("_requestId", entry.requestId)
+            writer.field("_attempt", entry.attempt.map(Double.init))
+            writer.field("_fromCache", entry.fromCache)
+            writer.field("_error", entry.error)
+        }
+        return writer.bytes
+    }
+
+    private mutating func request(_ request: HTTPArchive.Request) {
+        object { writer in
+            writer.field("method", request.method)
+            writer.field("url", request.url)
+            writer.field("httpVersion", request.httpVersion)
+            writer.cookies(request.cookies)
+            writer.fields("headers", request.headers)
+            writer.fields("queryString", request.queryString)
+            if let postData = request.postData {
+                writer.key("postData")
+                writer.object { writer in
+                    writer.field("mimeType", postData.mimeType)
+                    writer.field("text", postData.text)
+                    writer.field("comment", postData.comment)
+                }
+            }
+            writer.field("headersSize", Double(request.headersSize))
+            writer.field("bodySize", Double(request.bodySize))
+            writer.field("comment", request.comment)
+        }
+    }
+
+    private mutating func response(_ response: HTTPArchive.Response) {
+        object { writer in
+            writer.field("status", Double(response.status))
+            writer.field("statusText", response.statusText)
+            writer.field("httpVersion", response.httpVersion)
+            writer.cookies(response.cookies)
+            writer.fields("headers", response.headers)
+            writer.key("content")
+            writer.object { writer in
+                writer.field("size", Double(response.content.size))
+                writer.field("mimeType", response.content.mimeType)
+                writer.field("text", response.content.text)
+                writer.field("encoding", response.content.encoding)
+                writer.field("comment", response.content.comment)
+            }
+            writer.field("redirectURL", response.redirectURL)
+            writer.field("headersSize", Double(response.headersSize))
+            writer.field("bodySize", Double(response.bodySize))
+            writer.field("comment", response.comment)
+        }
+    }
+
+    private mutating func timings(_ timings: HTTPArchive.Timings) {
+        object { writer in
+            writer.field("blocked", timings.blocked)
+            writer.field("dns", timings.dns)
+            writer.field("connect", timings.connect)
+            writer.field("send", timings.send)
+            writer.field("wait", timings.wait)
+            writer.field("receive", timings.receive)
+            writer.field("ssl", timings.ssl)
+            writer.field("comment", timings.comment)
+        }
+    }
+
+    private mutating func cookies(_ cookies: [HTTPArchive.Cookie]) {
+        array("cookies", cookies) { writer, cookie in
+            writer.field("name", cookie.name)
+            writer.field("value", cookie.value)
+            writer.field("path", cookie.path)
+            writer.field("domain", cookie.domain)
+            writer.field("expires", cookie.expires)
+            if let httpOnly = cookie.httpOnly { writer.field("httpOnly", literal: httpOnly ? "true" : "false") }
+            if let secure = cookie.secure { writer.field("secure", literal: secure ? "true" : "false") }
+            writer.field("comment", cookie.comment)
+        }
+    }
+
+    private mutating func fields(_ name: String, _ fields: [HTTPArchive.Field]) {
+        array(name, fields) { writer, field in
+            writer.field("name", field.name)
+            writer.field("value", field.value)
+            writer.field("comment", field.comment)
+        }
+    }
+
+    // MARK: JSON
+
+    /// Whether the object being written has no member yet.
+    private var empty = true
+
+    private mutating func object(_ members: (inout HARWriter) -> Void) {
+        bytes.append(UInt8(ascii: "{"))
+        empty = true
+        members(&self)
+        bytes.append(UInt8(ascii: "}"))
+        empty = false
+    }
+
+    private mutating func array<Element>(
+        _ name: String, _ elements: [Element], _ members: (inout HARWriter, Element) -> Void
+    ) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            object { members(&$0, element) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+        empty = false
+    }
+
+    private mutating func key(_ name: String) {
+        if !empty { bytes.append(UInt8(ascii: ",")) }
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        empty = true  // the value that follows is not a member of its own
+    }
+
+    private mutating func field(_ name: String, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+        empty = false
+    }
+
+    private mutating func field(_ name: String, _ value: Double?) {
+        guard let value else { return }
+        field(name, literal: value == value.rounded() ? String(Int(value)) : String(value))
+    }
+
+    private mutating func field(_ name: String, literal: String) {
+        key(name)
+        bytes.append(contentsOf: literal.utf8)
+        empty = false
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped, the runs
+    /// between them copied as they are.
+    private mutating func string(_ text: String) {
+        var text = text
+        bytes.append(UInt8(ascii: "\""))
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: utf8[start..<index])
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: bytes.append(byte)
+                }
+                start = index + 1
+            }
+            bytes.append(contentsOf: utf8[start...])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
