@@ -10,11 +10,15 @@ import Benchmark
 import CoreNetKit
 import Foundation
 
+/// A monitor that implements nothing: what having a monitor at all costs.
+private struct SilentMonitor: NetworkEventMonitor {}
+
 /// What recording every exchange as HAR costs: the same request through the same transport,
-/// with and without a HARRecorder (bodies under its cap), paired batch by batch.
+/// with and without a HARRecorder (bodies under its cap), paired batch by batch; and, to tell
+/// the recorder's own part, a monitor that does nothing against none.
 func registerRecordingBenchmarks() {
     let configuration = Benchmark.Configuration(
-        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(8), maxIterations: 40)
+        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 30)
     for concurrency in [1, 8] {
         Benchmark(
             "Recording c\(concurrency): HARRecorder / no monitor (URLSessionTransport)", configuration: configuration
@@ -39,5 +43,19 @@ func registerRecordingBenchmarks() {
             )
             recorder.close()
         }
+    }
+    Benchmark("Recording c8: silent monitor / no monitor (URLSessionTransport)", configuration: configuration) {
+        benchmark in
+        let plain = benchConfiguration(transport: URLSessionTransport())
+        let monitored = {
+            var configuration = plain
+            configuration.monitors = [SilentMonitor()]
+            return configuration
+        }()
+        let baseURL = try await Fixture.baseURL()
+        try await runPaired(
+            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+            raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
+            kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: monitored).performAsync()) })
     }
 }
