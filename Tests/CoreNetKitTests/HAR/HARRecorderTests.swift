@@ -30,16 +30,8 @@ import FoundationNetworking
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let file = directory.appendingPathComponent("run.har")
-                let recorder = try HARRecorder(file: file, bodyLimit: 512)
                 let watcher = ExchangeWatcher()
-                let configuration = testConfiguration {
-                    $0.monitors = [recorder, watcher]
-                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
-                    $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
-                }
-
-                try await Self.runEveryKind(server, configuration)
-                recorder.close()
+                try await Self.recordEveryKind(server, into: file, cache: directory, also: watcher)
 
                 let text = try String(contentsOf: file, encoding: .utf8)
                 let archive = try HTTPArchive(contentsOf: file)
@@ -71,15 +63,7 @@ import FoundationNetworking
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let file = directory.appendingPathComponent("checked.har")
-                let recorder = try HARRecorder(file: file, bodyLimit: 512)
-                let configuration = testConfiguration {
-                    $0.monitors = [recorder]
-                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
-                    $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
-                }
-
-                try await Self.runEveryKind(server, configuration)
-                recorder.close()
+                try await Self.recordEveryKind(server, into: file, cache: directory)
 
                 let check = try runCheckHAR(file)
                 #expect(check.status == 0, "\(check.output)")
@@ -93,16 +77,8 @@ import FoundationNetworking
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let file = directory.appendingPathComponent("timed.har")
-                let recorder = try HARRecorder(file: file)
                 let watcher = ExchangeWatcher()
-                let configuration = testConfiguration {
-                    $0.monitors = [recorder, watcher]
-                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
-                    $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
-                }
-
-                try await Self.runEveryKind(server, configuration)
-                recorder.close()
+                try await Self.recordEveryKind(server, into: file, cache: directory, also: watcher)
 
                 let entries = try HTTPArchive(contentsOf: file).log.entries
                 let durations = watcher.durations()
@@ -167,6 +143,21 @@ import FoundationNetworking
                 #expect(entry.error == "cannotConnect")
             }
         }
+    }
+
+    /// Runs ``runEveryKind(_:_:)`` with a HARRecorder writing `file` (bodies cut at 512 bytes),
+    /// and `also` beside it, a cache in `cache`; closes the recorder.
+    static func recordEveryKind(
+        _ server: TestServer, into file: URL, cache: URL, also monitor: (any NetworkEventMonitor)? = nil
+    ) async throws {
+        let recorder = try HARRecorder(file: file, bodyLimit: 512)
+        let configuration = testConfiguration {
+            $0.monitors = [recorder] + (monitor.map { [$0] } ?? [])
+            $0.cacheAdapter = DiskCacheAdapter(directory: cache.appendingPathComponent("cache"))
+            $0.retryPolicy = RetryPolicy(baseDelay: .milliseconds(1), jitter: { 0 })
+        }
+        try await runEveryKind(server, configuration)
+        recorder.close()
     }
 
     /// GET, POST JSON, multipart, a redirect, a retry, a cache answer, a 304, a streamed
