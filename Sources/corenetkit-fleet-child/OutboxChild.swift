@@ -12,12 +12,13 @@ import Foundation
 
 /// The outbox tests' child process:
 ///
-///     corenetkit-fleet-child --outbox-enqueue STORE BASE_URL COUNT QUEUES
+///     corenetkit-fleet-child --outbox-enqueue STORE BASE_URL COUNT QUEUES [enqueue-first]
 ///     corenetkit-fleet-child --outbox-drain STORE BASE_URL
 ///
 /// `STORE` is `file:PATH` or `postgres:NAME`. `--outbox-enqueue` starts the outbox, then queues
 /// change `i` (0..<COUNT) as `POST /outbox/apply/q<i % QUEUES>/<i>` in queue `q<i % QUEUES>`,
-/// printing `ENQ <i>` once each `enqueue` returned (the entry is on disk), then drains like
+/// printing `ENQ <i>` once each `enqueue` returned (the entry is on disk) — with `enqueue-first`,
+/// it starts the outbox only after the last one — then drains like
 /// `--outbox-drain`: it waits until no entry is pending and prints `DRAINED <outcomes>`.
 enum OutboxChild {
     static func run(_ arguments: [String]) async {
@@ -45,7 +46,9 @@ enum OutboxChild {
             for await _ in outcomes { count += 1 }
             return count
         }
-        outbox.start()
+        // `enqueue-first`: every change is queued before sending starts (a backlog to be killed in).
+        let sendsWhileQueueing = !arguments.contains("enqueue-first")
+        if sendsWhileQueueing { outbox.start() }
         if arguments[1] == "--outbox-enqueue", arguments.count >= 6, let count = Int(arguments[4]),
             let queues = Int(arguments[5])
         {
@@ -59,6 +62,7 @@ enum OutboxChild {
                 FileHandle.standardOutput.write(Data("ENQ \(index)\n".utf8))
             }
         }
+        if !sendsWhileQueueing { outbox.start() }
         // Other processes may be sending entries of a shared store: look until none is pending.
         while try await outbox.count() > 0 { try await Task.sleep(for: .milliseconds(20)) }
         await outbox.stop()

@@ -29,13 +29,16 @@ import Testing
                     let store = "file:" + folder.appendingPathComponent("outbox.journal").path
                     let killAfter = Int.random(in: 0..<Self.changes)
 
+                    // Odd runs send while they queue; even runs queue everything first, then send a backlog.
                     let first = try ChildProcess.start(
                         child,
-                        ["--outbox-enqueue", store, server.baseURL.absoluteString, "\(Self.changes)", "\(Self.queues)"])
+                        ["--outbox-enqueue", store, server.baseURL.absoluteString, "\(Self.changes)", "\(Self.queues)"]
+                            + (run % 2 == 0 ? ["enqueue-first"] : []))
                     try await server.outbox.waitForEffects(killAfter)
                     first.kill()
                     _ = try await first.finished()
                     let enqueued = first.lines.filter { $0.hasPrefix("ENQ ") }.count
+                    let appliedBeforeKill = server.outbox.totalEffects
                     let second = try ChildProcess.start(
                         child, ["--outbox-drain", store, server.baseURL.absoluteString])
                     let status = try await second.finished()
@@ -43,6 +46,10 @@ import Testing
                     #expect(status == 0, "run \(run): the draining process failed")
                     #expect(second.lines.contains { $0.hasPrefix("DRAINED") }, "run \(run)")
                     Self.verify(server.outbox, enqueued: enqueued, run: run, killedAfter: killAfter)
+                    print(
+                        "OUTBOX-KILL run \(run): killed at \(appliedBeforeKill) applied, \(enqueued) queued; "
+                            + "the next process applied \(server.outbox.totalEffects - appliedBeforeKill) more; "
+                            + "\(server.outbox.hitsByKey.values.filter { $0 > 1 }.count) sent again with their key")
                     #expect(
                         try await FileOutboxStore(url: folder.appendingPathComponent("outbox.journal")).count(
                             in: .pending) == 0)
