@@ -66,6 +66,9 @@ enum OutboxChild {
         // Other processes may be sending entries of a shared store: look until none is pending.
         while try await outbox.count() > 0 { try await Task.sleep(for: .milliseconds(20)) }
         await outbox.stop()
+        #if Postgres
+        await (store as? PostgresOutboxStore)?.close()
+        #endif
         FileHandle.standardOutput.write(Data("DRAINED \(await delivered.value)\n".utf8))
     }
 

@@ -11,9 +11,11 @@ import Foundation
 
 /// An ``OutboxStore`` in one file: an append-only journal for an app or a single process.
 ///
-/// Every change is a record appended to the journal and synced to disk (`fsync`) before the call
-/// that made it returns, so an entry that ``Outbox/enqueue(_:kind:queue:)`` accepted survives
-/// the process being killed at any moment. Each record carries its length and a CRC-32: when
+/// Queuing and cancelling an entry are records appended to the journal and synced to disk
+/// (`fsync`) before the call returns, so an entry that ``Outbox/enqueue(_:kind:queue:)`` accepted
+/// survives the process being killed, or the machine losing power, at any moment. What became of
+/// a sent entry is appended without waiting for the disk: lost in a power failure, the entry is
+/// sent again with its key. Each record carries its length and a CRC-32: when
 /// the store opens, a record torn by a crash (or damaged bytes) is found, cut off and reported in
 /// ``damage``; every whole record before it is kept. When the journal holds much more than its
 /// live entries, it is compacted: rewritten beside itself and renamed over itself.
@@ -167,8 +169,18 @@ public final class FileOutboxStore: OutboxStore {
     }
 
     /// Appends `record` and applies it; compacts the journal when it has grown past its live entries.
+    ///
+    /// An added or removed entry is on disk before this returns. A settlement or a delivery is
+    /// not waited for (it reaches the disk with the next synced record, or when the kernel writes
+    /// it): lost in a power failure, the entry is sent again with its key, or its outcome is
+    /// delivered again — what a crash between the answer and the record does anyway.
     private func write(_ record: OutboxJournal.Record, bytes: [UInt8], into core: inout Core) throws {
-        try core.file.append(bytes)
+        let sync: Bool =
+            switch record {
+            case .added, .removed: true
+            case .succeeded, .failed, .delivered: false
+            }
+        try core.file.append(bytes, sync: sync)
         core.state.apply(record, bytes: bytes.count)
         let live = core.state.liveBytes + OutboxJournal.header.count
         if core.file.length > compactionThreshold, core.file.length > 2 * live {

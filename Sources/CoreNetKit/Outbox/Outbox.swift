@@ -287,20 +287,21 @@ extension Outbox {
         wake?.cancel()
     }
 
-    /// Tells the kind's handler and every outcome sequence, then records the delivery.
+    /// Tells every outcome sequence and the kind's handler; the delivery is recorded once the
+    /// handler ran (at once without one). Never waits for the handler: a busy callback queue
+    /// holds up neither the senders nor ``stop()``.
     private func deliver(_ entry: OutboxEntry) async {
         let (kind, streams) = state.withLock { ($0.kinds[entry.kind], Array($0.streams.values)) }
         let outcome = OutboxSender.outcome(of: entry, kind: kind, decoder: configuration.decoder)
         for stream in streams { stream.yield(outcome) }
-        if let handler = kind?.handler {
-            let queue = options.callbackQueue ?? configuration.callbackQueue
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                queue.async {
-                    handler(outcome)
-                    done.resume()
-                }
-            }
+        let store = self.store
+        guard let handler = kind?.handler else {
+            try? await store.markDelivered(entry.id)
+            return
         }
-        try? await store.markDelivered(entry.id)
+        (options.callbackQueue ?? configuration.callbackQueue).async {
+            handler(outcome)
+            Task { try? await store.markDelivered(entry.id) }
+        }
     }
 }

@@ -43,9 +43,9 @@ final class OutboxJournalFile {
         return contents
     }
 
-    /// Writes `bytes` at the end and waits until they are on disk. A failed append is cut off
-    /// again, so the file ends with its last whole record.
-    func append(_ bytes: [UInt8]) throws {
+    /// Writes `bytes` at the end and, when `sync` (the default), waits until they are on disk.
+    /// A failed append is cut off again, so the file ends with its last whole record.
+    func append(_ bytes: [UInt8], sync: Bool = true) throws {
         guard !bytes.isEmpty else { return }
         let start = length
         var failure: Int32 = 0
@@ -63,7 +63,7 @@ final class OutboxJournalFile {
             }
             return true
         }
-        guard written, fsync(fd) == 0 else {
+        guard written, !sync || fsync(fd) == 0 else {
             if failure == 0 { failure = errno }
             _ = ftruncate(fd, off_t(start))
             throw Self.failure("cannot write the outbox journal \(path)", errno: failure)

@@ -15,10 +15,10 @@ import PostgresNIO
 /// outbox of a server fleet (the `Postgres` package trait; built on vapor/postgres-nio).
 ///
 /// One row per entry in ``table`` (created if missing), keyed by the outbox's name, so one table
-/// serves many outboxes. A sender claims an entry in a transaction: it locks the oldest pending
-/// entry at the head of a queue with `FOR UPDATE SKIP LOCKED` (an entry whose queue has an
-/// earlier pending entry is never a candidate, so each queue is sent in order even across
-/// processes), sends it, records the answer and commits. A process that dies while sending
+/// serves many outboxes. A sender claims an entry in a transaction: of the heads of the queues
+/// (each queue's oldest pending entry, `DISTINCT ON (queue)`), it locks the oldest that no other
+/// sender holds with `FOR UPDATE SKIP LOCKED` — an entry behind a head is never a candidate, so
+/// each queue is sent in order even across processes — sends it, records the answer and commits. A process that dies while sending
 /// loses its connection, PostgreSQL rolls its transaction back, and another process sends the
 /// entry again, with the same `Idempotency-Key`.
 ///
@@ -92,7 +92,19 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     deinit {
-        for connection in idle.withLock({ $0 }) { connection.close().whenComplete { _ in } }
+        // Each connection stays alive until it has closed (PostgresNIO asserts that it was).
+        for connection in idle.withLock({ $0 }) { connection.close().whenComplete { _ in _ = connection } }
+    }
+
+    /// Closes the store's idle connections and waits until they are closed; a connection in use
+    /// now is closed when it is given back. Call it when the process ends.
+    public func close() async {
+        for connection in idle.withLock({ connections in
+            defer { connections = [] }
+            return connections
+        }) {
+            try? await connection.close()
+        }
     }
 
     public func add(_ entry: OutboxEntry) async throws {
@@ -136,9 +148,9 @@ public final class PostgresOutboxStore: OutboxStore {
             let rows = try await self.query(
                 """
                 SELECT o.entry FROM \(unescaped: self.table) o
-                WHERE o.outbox = \(self.outbox) AND o.state = 'pending' AND NOT EXISTS (
-                    SELECT 1 FROM \(unescaped: self.table) p
-                    WHERE p.outbox = o.outbox AND p.queue = o.queue AND p.state = 'pending' AND p.seq < o.seq)
+                WHERE o.state = 'pending' AND o.id IN (
+                    SELECT DISTINCT ON (queue) id FROM \(unescaped: self.table)
+                    WHERE outbox = \(self.outbox) AND state = 'pending' ORDER BY queue, seq)
                 ORDER BY o.seq LIMIT 1 FOR UPDATE SKIP LOCKED
                 """, on: connection)
             var claimed: OutboxEntry?
