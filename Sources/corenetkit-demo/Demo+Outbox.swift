@@ -57,5 +57,6 @@ func runOutboxDemo(server: TestServer) async throws {
     print(
         "the server applied \(server.outbox.totalEffects) changes (note 2 was sent "
             + "\(server.outbox.hitsByKey.values.max() ?? 0) times, applied once); failed list: "
-            + failed.map { "status \($0.failure?.statusCode ?? 0)" }.joined(separator: ", "))
+            + failed.map { "status \($0.failure?.statusCode ?? 0) \($0.failure?.message ?? "")" }.joined(
+                separator: ", "))
 }

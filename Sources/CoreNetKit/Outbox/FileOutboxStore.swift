@@ -12,7 +12,7 @@ import Foundation
 /// An ``OutboxStore`` in one file: an append-only journal for an app or a single process.
 ///
 /// Queuing and cancelling an entry are records appended to the journal and synced to disk
-/// (`fsync`) before the call returns, so an entry that ``Outbox/enqueue(_:kind:queue:)`` accepted
+/// (`fsync`) before the call returns, so an entry that ``Outbox/enqueue(_:kind:queue:)-(ServerRequest,_,_)`` accepted
 /// survives the process being killed, or the machine losing power, at any moment. What became of
 /// a sent entry is appended without waiting for the disk: lost in a power failure, the entry is
 /// sent again with its key. Each record carries its length and a CRC-32: when

@@ -27,8 +27,10 @@ import Foundation
 /// the change once even when an answer is lost or the process dies between sending and
 /// recording. A failure that can pass is retried by the retry stage with ``Options/retryPolicy``;
 /// a status that will not pass (a `4xx` other than `401`, `408` and `429`) moves the entry to the
-/// failed list with the server's answer. Nothing stored holds a credential: requests that carry
-/// one are refused at ``enqueue(_:kind:queue:)``; the token stage and preparators add them when
+/// failed list with the server's answer. The configuration's error mappers are not applied: an
+/// outcome's error is a ``BaseServerError`` with the status and body of the answer, what is
+/// stored. Nothing stored holds a credential: requests that carry
+/// one are refused at ``enqueue(_:kind:queue:)-(ServerRequest,_,_)``; the token stage and preparators add them when
 /// the request is sent.
 ///
 /// Every method is thread-safe. See <doc:OfflineChanges>.
@@ -171,9 +173,9 @@ public final class Outbox: Sendable {
     }
 
     /// Queues the request `request` describes (``BaseServerRequest/createAsyncServerRequest()``),
-    /// as ``enqueue(_:kind:queue:)``.
+    /// as ``enqueue(_:kind:queue:)-(ServerRequest,_,_)``.
     ///
-    /// - Throws: what `createAsyncServerRequest()` throws, or what ``enqueue(_:kind:queue:)`` does.
+    /// - Throws: what `createAsyncServerRequest()` throws, or what ``enqueue(_:kind:queue:)-(ServerRequest,_,_)`` does.
     @discardableResult
     public func enqueue<Model>(_ request: BaseServerRequest<Model>, kind: String, queue: String = "default")
         async throws -> OutboxEntry.ID

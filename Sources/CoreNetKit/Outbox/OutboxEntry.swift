@@ -11,7 +11,7 @@ import Foundation
 /// One queued change of an ``Outbox``: the stored request, its kind and queue, and the
 /// `Idempotency-Key` it is sent with on every attempt.
 public struct OutboxEntry: Sendable, Hashable, Codable, Identifiable {
-    /// An entry's identifier: what ``Outbox/enqueue(_:kind:queue:)`` returns and every outcome carries.
+    /// An entry's identifier: what ``Outbox/enqueue(_:kind:queue:)-(ServerRequest,_,_)`` returns and every outcome carries.
     public struct ID: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The identifier's text (a UUID unless a store says otherwise).
         public let rawValue: String
@@ -104,7 +104,8 @@ public struct OutboxFailure: Sendable, Hashable, Codable {
         code = error.code.description
         statusCode = error.statusCode
         body = error.body
-        message = error.message ?? error.errorDescription ?? error.code.description
+        let cause = error.underlyingError.map { " (\($0))" } ?? ""
+        message = (error.message ?? error.errorDescription ?? error.code.description) + cause
     }
 
     /// The failure as the error an outcome carries.

@@ -9,11 +9,21 @@
 import Foundation
 
 /// Sends one entry through the configuration's whole pipeline — preparators, the token stage,
-/// the retry stage with the outbox's policy, monitors, logs — and decides what its answer means
-/// for the entry.
+/// the retry stage with the outbox's policy, validators, monitors, logs — and decides what its
+/// answer means for the entry.
 struct OutboxSender: Sendable {
     let configuration: NetworkConfiguration
     let options: Outbox.Options
+
+    /// Sends with `configuration` less its error mappers: what is stored and delivered is a
+    /// ``BaseServerError`` with the status and body of the answer, which an app's own error type
+    /// would hide (and could not be stored).
+    init(configuration: NetworkConfiguration, options: Outbox.Options) {
+        var configuration = configuration
+        if !configuration.errorMappers.isEmpty { configuration.errorMappers = [] }
+        self.configuration = configuration
+        self.options = options
+    }
 
     /// What an answer means for an entry.
     enum Decision: Sendable, Equatable {
