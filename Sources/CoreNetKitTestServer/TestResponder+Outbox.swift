@@ -28,12 +28,14 @@ extension TestResponder {
     /// `status=N` answers `N` (a `{"code":"REJECTED",…}` body) without applying; `failures=N`
     /// answers the first `N` requests of a key `503` (with `Retry-After: <retryAfter>` when
     /// given) without applying; `drop=1` applies the change and then closes the connection
-    /// without a response byte, the first time for each key.
+    /// without a response byte, the first time for each key; `gate=G` holds the request at gate
+    /// `G` (see ``TestServer/release(_:)``) before anything else.
     func outboxApply(queue: String, seq: String, request: Request, context: Context) async throws -> Response {
         guard let seq = Int(seq) else { throw RouteError.invalidParameter("seq", "an integer") }
         let query = QueryItems(request.uri.query)
         let body = try await Self.collectBody(request)
         let key = request.headers[Self.idempotencyKeyHeader]
+        if let gate = query["gate"] { await self.core.passGate(gate) }
         if let status = query["status"].flatMap(Int.init) {
             return Self.error(.init(code: status), code: "REJECTED", message: "change \(seq) of \(queue) is refused")
         }

@@ -212,8 +212,9 @@ public final class Outbox: Sendable {
 
 extension Outbox {
     /// Starts sending: first the outcomes an earlier process settled but did not deliver, then
-    /// every pending entry, ``Options/concurrency`` queues at a time. Calling it again while
-    /// started does nothing.
+    /// every pending entry, ``Options/concurrency`` queues at a time, and every entry queued
+    /// later. Calling it again while started does nothing. A started outbox keeps itself alive
+    /// until ``stop()``.
     public func start() {
         state.withLock { state in
             guard state.runner == nil else { return }

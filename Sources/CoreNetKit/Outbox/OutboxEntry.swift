@@ -31,6 +31,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable, Identifiable {
         case succeeded
     }
 
+    /// The entry's identifier.
     public let id: ID
     /// The name the app maps to a model type when it starts (``Outbox/register(_:as:keyPath:handler:)``).
     public let kind: String

@@ -46,10 +46,15 @@ public struct OutboxRequest: Sendable, Hashable, Codable {
 
     /// A stored ``QueryValue``.
     public indirect enum Value: Sendable, Hashable, Codable {
+        /// ``QueryValue/string(_:)``.
         case string(String)
+        /// ``QueryValue/int(_:)``.
         case int(Int)
+        /// ``QueryValue/double(_:)``.
         case double(Double)
+        /// ``QueryValue/bool(_:)``.
         case bool(Bool)
+        /// ``QueryValue/array(_:)``.
         case array([Value])
 
         init(_ value: QueryValue) {
