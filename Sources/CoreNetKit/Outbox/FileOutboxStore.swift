@@ -46,11 +46,32 @@ public final class FileOutboxStore: OutboxStore {
         let file: OutboxJournalFile
         var state = OutboxJournal.State()
         let lockFD: Int32
+        let compactionThreshold: Int
+
+        /// Appends `record` and applies it; compacts the journal when it has grown past its live entries.
+        ///
+        /// An added or removed entry is on disk before this returns. A settlement or a delivery is
+        /// not waited for (it reaches the disk with the next synced record, or when the kernel writes
+        /// it): lost in a power failure, the entry is sent again with its key, or its outcome is
+        /// delivered again — what a crash between the answer and the record does anyway.
+        mutating func write(_ record: OutboxJournal.Record, bytes: [UInt8]) throws {
+            let sync: Bool =
+                switch record {
+                case .added, .removed: true
+                case .succeeded, .failed, .delivered: false
+                }
+            try file.append(bytes, sync: sync)
+            state.apply(record, bytes: bytes.count)
+            let live = state.liveBytes + OutboxJournal.header.count
+            if file.length > compactionThreshold, file.length > 2 * live {
+                // A failed compaction leaves the journal as it was: nothing is lost, it is tried again later.
+                try? file.replace(with: state.compactedRecords())
+            }
+        }
     }
 
     private let queue = DispatchQueue(label: "CoreNetKit.FileOutboxStore")
     private let core: Locked<Core>
-    private let compactionThreshold: Int
 
     /// Opens the journal at `url` (creating it if missing; its folder must exist) and reads it.
     ///
@@ -60,27 +81,19 @@ public final class FileOutboxStore: OutboxStore {
     ///   - maximumBytes: the most bytes the live entries may take; 64 MiB by default.
     ///   - compactionThreshold: the journal is compacted once it is longer than this and more
     ///     than twice as long as its live entries; 1 MiB by default.
+    ///   - lockWait: how long to wait for the journal's lock when another holder has it: a store
+    ///     let go a moment ago (a child process forked then shares its lock until it starts its
+    ///     program); 1 second by default.
     /// - Throws: ``BaseServerError`` `fileAccess` when the file cannot be opened, is not an
     ///   outbox journal, or another process has it open.
     public init(
-        url: URL, maximumEntries: Int = 10_000, maximumBytes: Int = 64 << 20, compactionThreshold: Int = 1 << 20
+        url: URL, maximumEntries: Int = 10_000, maximumBytes: Int = 64 << 20, compactionThreshold: Int = 1 << 20,
+        lockWait: Duration = .seconds(1)
     ) throws {
         self.url = url
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
-        self.compactionThreshold = compactionThreshold
-        let lockPath = url.path + ".lock"
-        let lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { throw OutboxJournalFile.failure("cannot open \(lockPath)", errno: errno) }
-        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
-            close(lockFD)
-            if reason == EWOULDBLOCK {
-                throw BaseServerError(
-                    code: .fileAccess, message: "the outbox journal \(url.path) is open in another process")
-            }
-            throw OutboxJournalFile.failure("cannot lock \(lockPath)", errno: reason)
-        }
+        let lockFD = try OutboxJournalFile.lock(url.path, waiting: lockWait)
         do {
             let file = try OutboxJournalFile(path: url.path)
             let contents = try file.load()
@@ -89,7 +102,8 @@ public final class FileOutboxStore: OutboxStore {
                 state.apply(record, bytes: (try? OutboxJournal.frame(record).count) ?? 0)
             }
             self.damage = contents.damage
-            self.core = Locked(Core(file: file, state: state, lockFD: lockFD))
+            self.core = Locked(
+                Core(file: file, state: state, lockFD: lockFD, compactionThreshold: compactionThreshold))
         } catch {
             close(lockFD)
             throw error
@@ -115,7 +129,7 @@ public final class FileOutboxStore: OutboxStore {
                     message: "its entries take \(core.state.liveBytes) bytes and this one \(bytes.count), "
                         + "past its limit of \(maximumBytes)")
             }
-            try self.write(record, bytes: bytes, into: &core)
+            try core.write(record, bytes: bytes)
         }
     }
 
@@ -130,7 +144,7 @@ public final class FileOutboxStore: OutboxStore {
                 case .succeeded(let response): .succeeded(entry.id, response)
                 case .failed(let failure): .failed(entry.id, failure)
                 }
-            try self.write(record, bytes: try OutboxJournal.frame(record), into: &core)
+            try core.write(record, bytes: try OutboxJournal.frame(record))
             return core.state.entry(entry.id) ?? entry.settled(settlement)
         }
     }
@@ -151,7 +165,7 @@ public final class FileOutboxStore: OutboxStore {
         try await onQueue { core in
             guard core.state.entry(id) != nil, !core.state.isSending(id) else { return false }
             let record = OutboxJournal.Record.removed(id)
-            try self.write(record, bytes: try OutboxJournal.frame(record), into: &core)
+            try core.write(record, bytes: try OutboxJournal.frame(record))
             return true
         }
     }
@@ -164,36 +178,18 @@ public final class FileOutboxStore: OutboxStore {
         try await onQueue { core in
             guard core.state.entry(id) != nil else { return }
             let record = OutboxJournal.Record.delivered(id)
-            try self.write(record, bytes: try OutboxJournal.frame(record), into: &core)
-        }
-    }
-
-    /// Appends `record` and applies it; compacts the journal when it has grown past its live entries.
-    ///
-    /// An added or removed entry is on disk before this returns. A settlement or a delivery is
-    /// not waited for (it reaches the disk with the next synced record, or when the kernel writes
-    /// it): lost in a power failure, the entry is sent again with its key, or its outcome is
-    /// delivered again — what a crash between the answer and the record does anyway.
-    private func write(_ record: OutboxJournal.Record, bytes: [UInt8], into core: inout Core) throws {
-        let sync: Bool =
-            switch record {
-            case .added, .removed: true
-            case .succeeded, .failed, .delivered: false
-            }
-        try core.file.append(bytes, sync: sync)
-        core.state.apply(record, bytes: bytes.count)
-        let live = core.state.liveBytes + OutboxJournal.header.count
-        if core.file.length > compactionThreshold, core.file.length > 2 * live {
-            // A failed compaction leaves the journal as it was: nothing is lost, it is tried again later.
-            try? core.file.replace(with: core.state.compactedRecords())
+            try core.write(record, bytes: try OutboxJournal.frame(record))
         }
     }
 
     /// Runs `body` on the store's queue, with the journal and its state.
     private func onQueue<T: Sendable>(_ body: @escaping @Sendable (inout Core) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        // The block holds the journal, not the store: a store let go is closed (its lock
+        // released) at once, so a new store on the same file can open right after it.
+        let core = self.core
+        return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try self.core.withLock { try body(&$0) } })
+                continuation.resume(with: Result { try core.withLock { try body(&$0) } })
             }
         }
     }

@@ -111,6 +111,28 @@ final class OutboxJournalFile {
         }
     }
 
+    /// Takes the advisory lock of the journal at `path` (`<path>.lock`) for as long as the returned
+    /// descriptor is open, waiting up to `wait` while another holder has it.
+    static func lock(_ path: String, waiting wait: Duration) throws -> Int32 {
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("cannot open \(lockPath)", errno: errno) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: wait)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            if reason == EINTR { continue }
+            guard reason == EWOULDBLOCK, clock.now < deadline else {
+                close(fd)
+                guard reason == EWOULDBLOCK else { throw failure("cannot lock \(lockPath)", errno: reason) }
+                throw BaseServerError(
+                    code: .fileAccess, message: "the outbox journal \(path) is open in another process")
+            }
+            usleep(5_000)  // a lock without a timeout: look again every 5 ms until the deadline
+        }
+        return fd
+    }
+
     /// Syncs the folder of `path`, so a file created or renamed there survives a crash.
     private static func syncFolder(of path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
