@@ -174,6 +174,19 @@ let package = Package(
             path: "Benchmarks/CoreNetKitStream",
             swiftSettings: strictSettings
         ),
+        // The outbox's enqueue latency (fsync) and drain throughput against plain performAsync().
+        .executableTarget(
+            name: "corenetkit-outbox-bench",
+            dependencies: [
+                "CoreNetKit",
+                "CoreNetKitTestServer",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            path: "Benchmarks/CoreNetKitOutbox",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "corenetkit-profile",
             dependencies: ["CoreNetKit"],

@@ -16,6 +16,7 @@ final class ServerCore: Sendable {
     let state = NIOLockedValueBox(ServerState())
     let auth = AuthState()
     let family = FamilyAuthState()
+    let outbox = OutboxLedger()
 
     /// `GET /bench/page`, built once.
     let benchPage: ByteBuffer = {

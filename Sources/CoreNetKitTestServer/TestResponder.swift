@@ -17,7 +17,7 @@ import Hummingbird
 /// `+Pagination`, `+Files`, `+Transfer`, `+Stream`, `+Events`, `+Secrets` and `+Cookies`. `/v1/…` is routed as
 /// `/…` (the echo still reports the full path). Unknown routes answer `404 {"code":"NOT_FOUND",...}`.
 struct TestResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = TestRequestContext
 
     /// The shared server state.
     let core: ServerCore
@@ -32,7 +32,8 @@ struct TestResponder: HTTPResponder {
         var response: Response
         do {
             // `/v1/…` is routed as `/…`: a base URL with a path (`http://127.0.0.1:port/v1`).
-            response = try await self.route(request, path: path.hasPrefix("/v1/") ? String(path.dropFirst(3)) : path)
+            response = try await self.route(
+                request, path: path.hasPrefix("/v1/") ? String(path.dropFirst(3)) : path, context: context)
         } catch let error as RouteError {
             response = error.response
         } catch {
@@ -50,7 +51,7 @@ struct TestResponder: HTTPResponder {
         return response
     }
 
-    private func route(_ request: Request, path: String) async throws -> Response {
+    private func route(_ request: Request, path: String, context: Context) async throws -> Response {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let first = segments.first ?? ""
         let rest = Array(segments.dropFirst())
@@ -99,6 +100,9 @@ struct TestResponder: HTTPResponder {
             return try await self.refresh(request)
         case ("auth", 1) where isPost && rest[0] == "login":
             return try await self.login(request)
+        case ("outbox", 3) where isPost && rest[0] == "apply":
+            return try await self.outboxApply(
+                queue: Self.parameter(rest[1]), seq: Self.parameter(rest[2]), request: request, context: context)
         case ("flaky", 1):
             return try await self.flaky(Self.parameter(rest[0]), request: request)
         case ("challenge", 1) where rest[0] == "basic":

@@ -219,6 +219,11 @@ public final class TestServer: Sendable {
         self.core.family
     }
 
+    /// Effects of `POST /outbox/apply/:queue/:seq`, counted per `Idempotency-Key`.
+    public var outbox: OutboxLedger {
+        self.core.outbox
+    }
+
     /// Inserts `count` new items at the top of `/feed` (ids max+1...max+count).
     public func insertFeedItems(_ count: Int) {
         self.core.insertFeedItems(count)

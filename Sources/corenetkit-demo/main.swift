@@ -65,6 +65,7 @@ do {
     try await runResumeDemo(server: server)
     try await runRetryDemo(server: server)
     try await runStreamingDemo(server: server)
+    try await runOutboxDemo(server: server)
     try await runRecordingDemo(server: server)  // last: it stops the server
 } catch {
     print("demo failed: \(error)")

@@ -14,6 +14,7 @@
 //   corenetkit-fleet-child --base-url http://127.0.0.1:PORT --client NAME --requests 25
 //       --store file:/path/tokens.json | postgres:ACCOUNT | memory   [--lease-ms N] [--no-wait]
 //
+// With `--outbox-enqueue` / `--outbox-drain` it is the outbox tests' child (OutboxChild.swift).
 // With `--peak-of URL BUDGET` it instead sends one GET within that body budget and prints the
 // outcome and how far its resident memory rose (PeakOfBody.swift), for the memory tests.
 
@@ -25,6 +26,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--peak-of",
     let url = URL(string: CommandLine.arguments[2]), let budget = Int(CommandLine.arguments[3])
 {
     print(await PeakOfBody.run(url: url, budget: budget))
+    exit(0)
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1].hasPrefix("--outbox-") {
+    await OutboxChild.run(CommandLine.arguments)
     exit(0)
 }
 

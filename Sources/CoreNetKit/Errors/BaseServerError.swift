@@ -27,6 +27,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
             case tokenRefreshFailed, excessiveRefresh, cacheMiss
             case fileAccess, responseTooLarge
             case repeatedCursor, serverTrust
+            case outboxFull
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -77,6 +78,9 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         /// never retried. ``BaseServerError/message`` names the host and, where the transport
         /// tells it, the reason.
         public static let serverTrust = Code(.serverTrust)
+        /// An ``Outbox`` holds as many entries or bytes as its store allows, so it refused to
+        /// queue another; ``BaseServerError/message`` names the limit.
+        public static let outboxFull = Code(.outboxFull)
 
         public var description: String { base.rawValue }
     }
@@ -198,6 +202,7 @@ extension BaseServerError: LocalizedError {
         case .responseTooLarge: return "The response is too large: \(message ?? "it passed the size limit")."
         case .repeatedCursor: return "The server repeated a page cursor it had already sent; paging stopped."
         case .serverTrust: return message ?? "The server's certificate is not trusted."
+        case .outboxFull: return "The outbox is full: \(message ?? "it holds as much as its store allows")."
         default: return "The request failed."
         }
     }
