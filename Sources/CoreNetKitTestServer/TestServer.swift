@@ -193,7 +193,7 @@ public final class TestServer: Sendable {
 
     /// Waits until `gate` has seen at least `count` arrivals; returns at once if it already has.
     /// Throws ``TestServerError/timedOut(_:)`` after `timeout`, or `CancellationError` when cancelled.
-    public func waitForArrivals(at gate: String, count: Int, timeout: Duration = .seconds(20)) async throws {
+    public func waitForArrivals(at gate: String, count: Int, timeout: Duration = .seconds(60)) async throws {
         try await self.core.waitForArrivals(at: gate, count: count, timeout: timeout)
     }
 
