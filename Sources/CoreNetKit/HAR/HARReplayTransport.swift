@@ -51,6 +51,8 @@ public final class HARReplayTransport: Transport {
     /// Whether a request with a body matches only an entry with the same body (redacted).
     public let matchesBody: Bool
     private let bodyLimit: Int
+    /// Where the recorded entries' dates and timings are read.
+    private let clock: any NetworkClock
     private let state: Locked<State>
 
     private struct State {
@@ -67,13 +69,18 @@ public final class HARReplayTransport: Transport {
     ///   - mode: ``Mode/replayOnly`` by default.
     ///   - matchesBody: whether bodies must match too (`true` by default).
     ///   - bodyLimit: the most bytes of each body written when recording (1 MiB by default).
+    ///   - clock: where a recorded entry's date and timings are read (the system's by default).
     /// - Throws: ``BaseServerError`` with code `fileAccess` or `cantMapping` when the file
     ///   cannot be read as HAR.
-    public init(file: URL, mode: Mode = .replayOnly, matchesBody: Bool = true, bodyLimit: Int = 1 << 20) throws {
+    public init(
+        file: URL, mode: Mode = .replayOnly, matchesBody: Bool = true, bodyLimit: Int = 1 << 20,
+        clock: any NetworkClock = SystemClock()
+    ) throws {
         self.file = file
         self.mode = mode
         self.matchesBody = matchesBody
         self.bodyLimit = bodyLimit
+        self.clock = clock
         let archive: HTTPArchive
         switch mode {
         case .replayOnly: archive = try HTTPArchive(contentsOf: file)
@@ -120,7 +127,6 @@ public final class HARReplayTransport: Transport {
     private func record(_ request: TransportRequest, through transport: any Transport) async throws
         -> TransportResponse
     {
-        let clock = SystemClock()
         let startedAt = clock.currentDate
         let stopwatch = clock.stopwatch()
         let response = try await transport.send(request)
