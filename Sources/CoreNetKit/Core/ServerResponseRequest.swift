@@ -9,7 +9,8 @@
 import Foundation
 
 /// A request whose model is the response itself: what the library sends for an adapter that
-/// reads the response on its own (the OpenAPI client transport, a streamed response).
+/// reads the response on its own (the OpenAPI client transport, a streamed response, an outbox
+/// whose model is decoded later by the kind's registration).
 final class ServerResponseRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {  // safe: only a `let` value
     private let request: ServerRequest
 

@@ -41,7 +41,7 @@ struct OutboxSender: Sendable {
         let request = entry.request.serverRequest(
             idempotencyKey: entry.idempotencyKey, retryPolicy: options.retryPolicy)
         do {
-            let response = try await OutboxSendRequest(request, configuration: configuration).performAsync()
+            let response = try await ServerResponseRequest(request, configuration: configuration).performAsync()
             return .settle(.succeeded(OutboxResponse(statusCode: response.statusCode, body: response.data)))
         } catch {
             return Self.decide(
@@ -77,19 +77,4 @@ struct OutboxSender: Sendable {
         }
         return OutboxOutcome(id: entry.id, kind: entry.kind, queue: entry.queue, result: result)
     }
-}
-
-/// The request an outbox sends: the stored one, answered with the response itself (the model
-/// is decoded later, by the kind's registration, also after a restart).
-final class OutboxSendRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {
-    private let request: ServerRequest
-
-    init(_ request: ServerRequest, configuration: NetworkConfiguration) {
-        self.request = request
-        super.init(configuration: configuration)
-    }
-
-    override func createAsyncServerRequest() throws -> ServerRequest { request }
-
-    override func handle(serverResponse: ServerResponse) throws -> ServerResponse { serverResponse }
 }
