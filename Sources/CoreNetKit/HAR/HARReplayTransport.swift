@@ -97,8 +97,8 @@ public final class HARReplayTransport: Transport {
     public var archive: HTTPArchive { state.withLock { $0.archive } }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let key = HARMatch(request, matchesBody: matchesBody)
         if case .update(let transport) = mode { return try await record(request, through: transport) }
+        let key = HARMatch(request, matchesBody: matchesBody)
         let found = state.withLock { state -> Result<HTTPArchive.Entry, HARReplayMiss> in
             let candidates = state.archive.log.entries.indices.filter { index in
                 state.archive.log.entries[index].fromCache == nil && key.matches(state.archive.log.entries[index])
