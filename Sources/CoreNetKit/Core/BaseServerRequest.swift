@@ -220,7 +220,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             throw cancelled
         }
         switch result {
-        case .success(let model, _): return RequestContext<Model>.typed(model)
+        case .success(let model, _): return model as! Model  // safe: the pipeline of a request of `Model` made it
         case .failure(let error): throw error
         case .cancelled: throw BaseServerError.cancelled
         }

@@ -192,9 +192,12 @@ final class ExchangeDriver: Sendable {
     // MARK: Carrying out
 
     private func handle(_ event: (inout State) -> ExchangeStateMachine.Output) {
-        let work: Work = state.withLock { state in
+        // Filled in under the lock and carried out after it. Written through the closure rather
+        // than returned from it: a value returned through the lock's generic `withLock` was copied
+        // by its value witnesses several times per event.
+        var work = Work()
+        state.withLock { state in
             let output = event(&state)
-            var work = Work()
             if let answer = output.answer, let waiter = state.waiter {
                 state.waiter = nil
                 work.waiter = waiter
@@ -223,7 +226,6 @@ final class ExchangeDriver: Sendable {
                 state.wake?.cancel()
                 state.wake = clock.wake(after: time - now) { [weak self] in self?.timerFired() }
             }
-            return work
         }
         work.cancel?.cancel()
         if let waiter = work.waiter, let answer = work.answer { waiter.resume(with: answer) }

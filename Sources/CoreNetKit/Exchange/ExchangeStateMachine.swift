@@ -275,18 +275,25 @@ struct ExchangeStateMachine {
     /// its last answer.
     private mutating func answerWaitingReader() -> Output {
         var output = Output()
-        guard let waiting else { return output }
+        answerWaitingReader(into: &output)
+        return output
+    }
+
+    /// ``answerWaitingReader()`` writing into `output`: one value for the whole decision, where
+    /// returning it from each branch copied it (its payloads are resilient types on Linux).
+    private mutating func answerWaitingReader(into output: inout Output) {
+        guard let waiting else { return }
         if phase == .closed {
             self.waiting = nil
             output.answer = .failure(closedBy ?? CancellationError())
-            return output
+            return
         }
         if phase == .expired {
-            guard gracePassed || transportEnd != nil, let expiry else { return output }
+            guard gracePassed || transportEnd != nil, let expiry else { return }
             self.waiting = nil
             output.answer = .failure(expiry)
             close(expiry, into: &output)
-            return output
+            return
         }
         switch waiting {
         case .head:
@@ -294,7 +301,7 @@ struct ExchangeStateMachine {
                 if limits.holdsHeadForBody && readIndex == chunks.count && transportEnd == nil {
                     // Held for the body's first bytes: ask for them.
                     output.command = .resume
-                    return output
+                    return
                 }
                 self.head = nil
                 self.waiting = nil
@@ -329,7 +336,6 @@ struct ExchangeStateMachine {
                 }
             }
         }
-        return output
     }
 
     /// The transport reported its end after it was told to cancel on expiry.
