@@ -43,6 +43,11 @@ final class Exchange: Sendable {
 
     /// The end of every chain: encodes `request`, sends it through the transport, maps the
     /// transport's failure once and logs both ways.
+    ///
+    /// Logging and monitoring are in synchronous functions of their own, so that their values
+    /// stay on the thread's stack: an async function's frame holds the values of all the code in
+    /// line with it, and a Task takes its frames from 1 KB slabs (a larger frame is a `malloc` of
+    /// its own in every new Task).
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
         // The request's own promise: `cacheOnly` never reaches the network. Here no stage
@@ -51,8 +56,8 @@ final class Exchange: Sendable {
             throw BaseServerError(code: .cacheMiss, message: "no cache adapter is configured")
         }
         // When a monitor records exchanges: when the request was handed over, to time its wait.
-        let recording = monitoring?.exchangeBodyLimit.map { _ in
-            (date: configuration.clock.currentDate, stopwatch: configuration.clock.stopwatch())
+        let handedOver = monitoring?.exchangeBodyLimit.map { _ in
+            HandedOver(date: configuration.clock.currentDate, stopwatch: configuration.clock.stopwatch())
         }
         // Without a transfer the encoding is synchronous: no frame of its own.
         var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
@@ -61,31 +66,17 @@ final class Exchange: Sendable {
         }
         // Nobody sees the head before the body unless the body is streamed to service code.
         transportRequest.bodyIsCollected = request.responseBodyStream == nil
-        let logger = configuration.logger
-        // A URLRequest only for those who read one: building it is not free on Linux.
-        let urlRequest = logger != nil || monitoring != nil ? transportRequest.urlRequest : nil
-        if let logger, let urlRequest {
-            logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
-        }
-        let attempt = monitoring?.countAttempt() ?? 0
-        if let monitoring, let urlRequest {
-            monitoring.sending(to: transportRequest.url)
-            let redacted = RequestMonitoring.redacted(urlRequest)
-            monitoring.emit { monitor, request in
-                monitor.request(request, didPrepare: redacted)
-                monitor.request(request, willSendAttempt: attempt)
-            }
-        }
+        let watched = configuration.logger != nil || monitoring != nil
+        let attempt = watched ? announce(transportRequest, handedOver: handedOver) : Attempt()
         let clock = configuration.clock
         let start = clock.stopwatch()
-        let blocked = recording?.stopwatch.elapsed() ?? .zero
         do {
             let limits = ExchangeStateMachine.Limits(
                 timeout: transportRequest.timeout, idle: configuration.idleTimeout,
                 bufferLimit: configuration.transport.bodyBufferLimit,
                 holdsHeadForBody: transportRequest.bodyIsCollected)
             let received = try await exchange(
-                transportRequest, for: request, limits: limits, start: start, attempt: attempt,
+                transportRequest, for: request, limits: limits, start: start, attempt: attempt.number,
                 keeping: monitoring?.exchangeBodyLimit)
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
@@ -98,39 +89,93 @@ final class Exchange: Sendable {
                 downloadedFileURL: received.file)
             // The mapping reads through it without copying the response to set it.
             response.decoder = configuration.decoder
-            if let logger {
-                logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
-            }
-            if let monitoring {
-                let monitored = MonitoredResponse(
-                    statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
-                    attempt: attempt)
-                monitoring.emit { monitor, request in monitor.request(request, didReceive: monitored) }
-                if let recording {
-                    let wait = received.headAt ?? response.duration
-                    monitoring.exchanged(
-                        .init(
-                            attempt: attempt, startedAt: recording.date, request: transportRequest, response: received,
-                            error: nil, blocked: blocked, wait: wait, receive: response.duration - wait))
-                }
-            }
+            if watched { report(response, received: received, of: attempt) }
             return response
         } catch {
-            let mapped = TransportErrorMapper.map(error)
-            if let logger, let urlRequest {
-                let entry = NetworkLogEntry.failure(
-                    urlRequest, error: mapped, duration: start.elapsed(), id: requestId)
-                logger.log(entry)
-            }
-            monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
-            if let monitoring, let recording {
-                monitoring.exchanged(
-                    .init(
-                        attempt: attempt, startedAt: recording.date, request: transportRequest, response: nil,
-                        error: mapped, blocked: blocked, wait: start.elapsed(), receive: .zero))
-            }
-            throw mapped
+            throw failure(error, of: attempt, sent: transportRequest, after: start.elapsed())
         }
+    }
+
+    /// When an attempt was handed over to be sent (a struct: a tuple's metadata is looked up at
+    /// run time).
+    private struct HandedOver {
+        let date: Date
+        let stopwatch: Stopwatch
+    }
+
+    /// What the logger and the monitors know of an attempt.
+    private struct Attempt {
+        /// The request as logs and monitors see it; `nil` when nobody watches.
+        var urlRequest: URLRequest?
+        /// The monitors' count of the request's attempts; `0` without monitors.
+        var number = 0
+        /// When a monitor records exchanges: when the attempt was handed over, and how long it
+        /// waited until it was sent.
+        var handedOver: Date?
+        var blocked = Duration.zero
+    }
+
+    /// Logs `transportRequest` and tells the monitors it is sent.
+    @inline(never)
+    private func announce(_ transportRequest: TransportRequest, handedOver: HandedOver?) -> Attempt {
+        // A URLRequest only for those who read one: building it is not free on Linux.
+        let urlRequest = transportRequest.urlRequest
+        var attempt = Attempt(urlRequest: urlRequest)
+        if let logger = configuration.logger {
+            logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
+        }
+        guard let monitoring else { return attempt }
+        let number = monitoring.countAttempt()
+        attempt.number = number
+        attempt.handedOver = handedOver?.date
+        attempt.blocked = handedOver?.stopwatch.elapsed() ?? .zero
+        monitoring.sending(to: transportRequest.url)
+        let redacted = RequestMonitoring.redacted(urlRequest)
+        monitoring.emit { monitor, request in
+            monitor.request(request, didPrepare: redacted)
+            monitor.request(request, willSendAttempt: number)
+        }
+        return attempt
+    }
+
+    /// Logs `response` and tells the monitors of it.
+    @inline(never)
+    private func report(_ response: ServerResponse, received: ReceivedResponse, of attempt: Attempt) {
+        if let logger = configuration.logger {
+            logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
+        }
+        guard let monitoring else { return }
+        let monitored = MonitoredResponse(
+            statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
+            attempt: attempt.number)
+        monitoring.emit { monitor, request in monitor.request(request, didReceive: monitored) }
+        if let handedOver = attempt.handedOver {
+            let wait = received.headAt ?? response.duration
+            monitoring.exchanged(
+                .init(
+                    attempt: attempt.number, startedAt: handedOver, request: response.transportRequest,
+                    response: received,
+                    error: nil, blocked: attempt.blocked, wait: wait, receive: response.duration - wait))
+        }
+    }
+
+    /// The failure of `attempt` as a ``BaseServerError``, logged and told to the monitors.
+    @inline(never)
+    private func failure(
+        _ error: any Error, of attempt: Attempt, sent transportRequest: TransportRequest, after duration: Duration
+    ) -> BaseServerError {
+        let mapped = TransportErrorMapper.map(error)
+        if let logger = configuration.logger, let urlRequest = attempt.urlRequest {
+            logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: duration, id: requestId))
+        }
+        monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
+        if let monitoring, let handedOver = attempt.handedOver {
+            monitoring.exchanged(
+                .init(
+                    attempt: attempt.number, startedAt: handedOver, request: transportRequest, response: nil,
+                    error: mapped, blocked: attempt.blocked, wait: duration, receive: .zero))
+        }
+        return mapped
     }
 
     /// Sends `transportRequest` through the configuration's transport within `limits` and reads

@@ -99,6 +99,7 @@ public struct InterceptorChain: Sendable {
     /// after the request was cancelled throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
+    @inline(__always)
     public func proceed(_ request: consuming ServerRequest) async throws -> ServerResponse {
         // One call of `run`, so that it is in line once: a second copy would double this frame.
         let monitoring = exchange.monitoring
