@@ -86,7 +86,7 @@ enum RequestPipeline {
             }
             if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
-                    modelType: String(describing: Model.self), duration: decodeStart.elapsed())
+                    modelType: TypeNames.name(of: Model.self), duration: decodeStart.elapsed())
                 monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
             }
             return (.success(model, fromCache: response.isFromCache), response.isFromCache)

@@ -23,7 +23,7 @@ extension LogRedactor {
         var values: [String] = []
         var contentType: String?
         for field in headers {
-            if field.name.caseInsensitiveCompare("Content-Type") == .orderedSame { contentType = field.value }
+            if HTTPHeaders.matches(field.name, "Content-Type") { contentType = field.value }
             guard carriesCredential(name: field.name, value: field.value, secrets: []) else { continue }
             values.append(field.value)
             if let space = field.value.firstIndex(of: " ") {
@@ -36,7 +36,9 @@ extension LogRedactor {
                 }
             }
         }
-        if let url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+        if let url, url.absoluteString.utf8.contains(UInt8(ascii: "?")),
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems
+        {
             values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
         }
         if let body { values += secretValues(body: body, contentType: contentType) }

@@ -60,7 +60,8 @@ public enum LogRedactor {
     /// A URL's text with the values of token-like query items replaced by ``mask``, for text
     /// that may not parse as a URL (an invalid request's).
     static func redact(urlText text: String) -> String {
-        guard let mark = text.firstIndex(of: "?") else { return text }
+        // Most URLs have no query: looked for on the bytes, not the characters.
+        guard text.utf8.contains(UInt8(ascii: "?")), let mark = text.firstIndex(of: "?") else { return text }
         let fragmentStart = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
@@ -123,10 +124,13 @@ public enum LogRedactor {
     static func redact(request: URLRequest) -> URLRequest {
         var copy = request
         copy.httpBody = nil
-        if let url = request.url, let redacted = URL(string: redact(url: url)) {
-            copy.url = redacted
-        } else if let url = request.url {
-            copy.url = URL(string: url.absoluteString.components(separatedBy: "?")[0])
+        if let url = request.url {
+            // Parsed again only when something was masked (most URLs carry no secret).
+            let text = url.absoluteString
+            let redacted = redact(url: url)
+            if redacted != text {
+                copy.url = URL(string: redacted) ?? URL(string: text.components(separatedBy: "?")[0])
+            }
         }
         let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         let secrets = secretValues(headers: fields, url: request.url, body: request.httpBody)

@@ -50,7 +50,7 @@ final class RequestMonitoring: Sendable {
         let monitored = MonitoredRequest(
             id: id, method: request.method, url: request.reportedURL(encoder: encoder),
             host: (try? request.url(encoder: encoder))?.host ?? request.baseUrl.host ?? "-")
-        self.stageNames = interceptors.map { String(describing: type(of: $0)) } + ["transport"]
+        self.stageNames = interceptors.map { TypeNames.name(of: type(of: $0)) } + ["transport"]
         self.state = Locked(
             State(inclusive: Array(repeating: .zero, count: interceptors.count + 1), request: monitored))
     }
