@@ -6,6 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 extension BaseServerRequest {
     /// Runs `serverRequest` under a CachePolicy that reads the cache, composing the pipeline's
     /// runs as the policy asks; the chain and its cache stage see one policy per run.
@@ -28,8 +30,12 @@ extension BaseServerRequest {
             var cacheOnly = serverRequest
             cacheOnly.cachePolicy = .cacheOnly
             // The monitors hear of one request: the run that asks the server reports the hit.
+            // Only a monitor that records exchanges hears this run, and only its exchange: the
+            // cached answer is one (a HAR entry marked as from the cache).
             var quiet = configuration
-            if !quiet.monitors.isEmpty { quiet.monitors = [] }  // a copy of the settings only when needed
+            if !quiet.monitors.isEmpty {  // a copy of the settings only when needed
+                quiet.monitors = configuration.monitors.filter { $0.exchangeBodyLimit != nil }.map(ExchangesOnly.init)
+            }
             let (cached, _) = await RequestPipeline.run(
                 self, cacheOnly, configuration: quiet, requestId: requestId, broadcast: nil)
             if case .success(let model, _) = cached { broadcast.emitCache(model) }
@@ -48,5 +54,18 @@ extension BaseServerRequest {
         return await RequestPipeline.run(
             self, fromServer, configuration: configuration, requestId: requestId, broadcast: broadcast
         ).0
+    }
+}
+
+/// Of a monitor's events, its exchanges alone: what a recorder hears of the cache-only run of
+/// CachePolicy/firstCacheThenRefreshFromServer, whose other events the server run tells.
+private struct ExchangesOnly: NetworkEventMonitor {
+    let base: any NetworkEventMonitor
+
+    var queue: DispatchQueue { base.queue }
+    var exchangeBodyLimit: Int? { base.exchangeBodyLimit }
+
+    func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
+        base.request(request, didExchange: exchange)
     }
 }

@@ -145,6 +145,30 @@ import FoundationNetworking
         }
     }
 
+    @Test func theFirstAnswerOfFirstCacheThenRefreshIsAnEntryFromTheCacheBeforeTheServers() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("first.har")
+                let recorder = try HARRecorder(file: file)
+                let configuration = testConfiguration {
+                    $0.monitors = [recorder]
+                    $0.cacheAdapter = DiskCacheAdapter(directory: directory.appendingPathComponent("cache"))
+                }
+                let versioned = server.request("/cache/etag/first", .firstCacheThenRefreshFromServer)
+                _ = try await versioned.perform(JSON.self, configuration).log.success()
+                let (_, log) = versioned.perform(JSON.self, configuration)
+                _ = try await log.cached()
+                _ = try await log.success()
+                recorder.close()
+
+                let entries = try HTTPArchive(contentsOf: file).log.entries
+                #expect(entries.map(\.fromCache) == [nil, "disk", nil])
+                #expect(entries.map(\.response.status) == [200, 200, 304])
+                #expect(entries[1].requestId == entries[2].requestId)
+            }
+        }
+    }
+
     /// Runs ``runEveryKind(_:_:)`` with a HARRecorder writing `file` (bodies cut at 512 bytes),
     /// and `also` beside it, a cache in `cache`; closes the recorder.
     static func recordEveryKind(
