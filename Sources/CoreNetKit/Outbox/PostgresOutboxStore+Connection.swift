@@ -11,7 +11,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-// The connections, statements and row coding of ``PostgresOutboxStore``.
+// The connections, statements, columns and row coding of ``PostgresOutboxStore``.
 extension PostgresOutboxStore {
     /// Every column of this outbox's rows as JSON text, one row a line: what the tests search
     /// for secrets.
@@ -69,6 +69,34 @@ extension PostgresOutboxStore {
         } catch {
             throw Self.failure(error)
         }
+    }
+
+    /// Adds the columns a table made by an earlier version lacks: the count of attempts. Asks
+    /// first, so a table that has them is not locked to be altered.
+    func addMissingColumns(on connection: PostgresConnection) async throws {
+        let rows = try await query(
+            """
+            SELECT column_name::text FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = \(table)
+            """, on: connection)
+        var columns: Set<String> = []
+        for try await name in rows.decode(String.self) { columns.insert(name) }
+        if !columns.contains("attempts") {
+            try await run(
+                "ALTER TABLE \(unescaped: table) ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 0",
+                on: connection)
+        }
+    }
+
+    /// The entries of `rows` of `(coalesce(settlement, entry), attempts)`, in their order.
+    static func decodeEntries(_ rows: PostgresRowSequence) async throws -> [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        for try await (text, attempts) in rows.decode((String, Int32).self) {
+            var entry = try decode(OutboxEntry.self, text)
+            entry.attempts = Int(attempts)
+            entries.append(entry)
+        }
+        return entries
     }
 
     static func encode(_ entry: OutboxEntry) throws -> String {
