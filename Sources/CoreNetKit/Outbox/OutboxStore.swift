@@ -21,6 +21,8 @@ import Foundation
 /// - An entry handed out is handed out again only after its sender died or left it pending.
 /// - ``recordAttempts(_:of:)`` keeps the count where a process that dies does not lose it, so the
 ///   retry policy's bound holds across restarts (the default keeps none).
+/// - ``undelivered()`` hands out each outcome to one caller: a store that several processes
+///   share must not give a starting process an outcome that a live one is about to deliver.
 public protocol OutboxStore: Sendable {
     /// Stores `entry` (pending) durably, then returns.
     ///
@@ -63,7 +65,8 @@ public protocol OutboxStore: Sendable {
     func recordAttempts(_ attempts: Int, of id: OutboxEntry.ID) async throws
 
     /// Settled entries whose outcome has not been delivered yet (the process that sent them
-    /// stopped first), oldest first.
+    /// stopped first), oldest first, each claimed for the caller: handed out again only once the
+    /// claim has lapsed (the caller died first) — never to two live processes.
     func undelivered() async throws -> [OutboxEntry]
 
     /// Records that the outcome of `id` was delivered: a succeeded entry leaves the store, a

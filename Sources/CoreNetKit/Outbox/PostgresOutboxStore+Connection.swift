@@ -71,8 +71,8 @@ extension PostgresOutboxStore {
         }
     }
 
-    /// Adds the columns a table made by an earlier version lacks: the count of attempts. Asks
-    /// first, so a table that has them is not locked to be altered.
+    /// Adds the columns a table made by an earlier version lacks: the count of attempts and the
+    /// delivery claim. Asks first, so a table that has them is not locked to be altered.
     func addMissingColumns(on connection: PostgresConnection) async throws {
         let rows = try await query(
             """
@@ -84,6 +84,11 @@ extension PostgresOutboxStore {
         if !columns.contains("attempts") {
             try await run(
                 "ALTER TABLE \(unescaped: table) ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 0",
+                on: connection)
+        }
+        if !columns.contains("delivering_until") {
+            try await run(
+                "ALTER TABLE \(unescaped: table) ADD COLUMN IF NOT EXISTS delivering_until timestamptz",
                 on: connection)
         }
     }

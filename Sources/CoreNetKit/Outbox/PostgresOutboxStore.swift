@@ -31,9 +31,11 @@ import PostgresNIO
 /// ```
 ///
 /// Each attempt to send an entry is counted in its row (`attempts`) and committed before the
-/// request goes out, so the retry policy's bound holds however often processes die. An outcome
-/// is delivered by the process that sent the entry; a process that dies between the commit and
-/// the delivery leaves the row with its answer (``OutboxEntry/State/succeeded``) for inspection.
+/// request goes out, so the retry policy's bound holds however often processes die. A settled
+/// row stays until its outcome is delivered: the process that settled it holds the delivery
+/// (`delivering_until`, ``deliveryLease`` from the settlement, on the database's clock) and
+/// delivers it; if that process dies first, the next process to start the outbox after the lease
+/// claims the outcome in ``undelivered()`` and delivers it — one process, never two live ones.
 /// The store logs nothing; no error it throws carries a bind.
 public final class PostgresOutboxStore: OutboxStore {
     /// The outbox's name: the rows this store reads and writes.
@@ -44,6 +46,10 @@ public final class PostgresOutboxStore: OutboxStore {
     public let maximumEntries: Int
     /// The most bytes the stored entries may take.
     public let maximumBytes: Int
+    /// How long a claim on delivering an outcome lasts: the process that settled an entry, or
+    /// took its outcome from ``undelivered()``, has this long to record it delivered before
+    /// another process that starts may take it over.
+    public let deliveryLease: Duration
     /// `true`: other processes add and send entries of the same outbox.
     public var isShared: Bool { true }
 
@@ -62,11 +68,12 @@ public final class PostgresOutboxStore: OutboxStore {
     ///   - table: lowercase letters, digits and `_`, starting with a letter.
     ///   - maximumEntries: the most entries the outbox holds; 100,000 by default.
     ///   - maximumBytes: the most bytes its entries take; 1 GiB by default.
+    ///   - deliveryLease: how long a claim on delivering an outcome lasts; 60 seconds by default.
     /// - Throws: ``BaseServerError`` `invalidRequest` for a bad table name, `cannotConnect` when
     ///   the database cannot be reached, `transport` when a statement fails.
     public init(
         configuration: PostgresConnection.Configuration, outbox: String, table: String = "corenetkit_outbox",
-        maximumEntries: Int = 100_000, maximumBytes: Int = 1 << 30
+        maximumEntries: Int = 100_000, maximumBytes: Int = 1 << 30, deliveryLease: Duration = .seconds(60)
     ) async throws {
         guard PostgresTokenStore.isValidTableName(table) else {
             throw BaseServerError.invalidRequest(
@@ -77,6 +84,7 @@ public final class PostgresOutboxStore: OutboxStore {
         self.table = table
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
+        self.deliveryLease = deliveryLease
         try await withConnection { connection in
             try await self.run("BEGIN", on: connection)
             try await self.run("SELECT pg_advisory_xact_lock(hashtext(\(table)))", on: connection)
@@ -86,13 +94,18 @@ public final class PostgresOutboxStore: OutboxStore {
                     id text PRIMARY KEY, outbox text NOT NULL, queue text NOT NULL, seq bigserial,
                     state text NOT NULL DEFAULT 'pending', delivered boolean NOT NULL DEFAULT false,
                     entry text NOT NULL, settlement text, enqueued_at timestamptz NOT NULL DEFAULT now(),
-                    settled_at timestamptz, attempts integer NOT NULL DEFAULT 0)
+                    settled_at timestamptz, attempts integer NOT NULL DEFAULT 0, delivering_until timestamptz)
                 """, on: connection)
             try await self.addMissingColumns(on: connection)
             try await self.run(
                 """
                 CREATE INDEX IF NOT EXISTS \(unescaped: table)_heads ON \(unescaped: table) (outbox, queue, seq)
                 WHERE state = 'pending'
+                """, on: connection)
+            try await self.run(
+                """
+                CREATE INDEX IF NOT EXISTS \(unescaped: table)_undelivered ON \(unescaped: table) (outbox, seq)
+                WHERE state <> 'pending' AND NOT delivered
                 """, on: connection)
             try await self.run("COMMIT", on: connection)
         }
@@ -164,12 +177,15 @@ public final class PostgresOutboxStore: OutboxStore {
             var settled = entry.settled(settlement)
             // One statement records the answer and releases the lock. A sender that takes the lock
             // before the commit waits for it at its first write to the row (its attempt, or the
-            // failure of an entry out of attempts), and then finds the entry settled.
+            // failure of an entry out of attempts), and then finds the entry settled. The sender
+            // holds the delivery of what it settled, so a process that starts now does not take
+            // it from undelivered(); the lease is on the database's clock.
             let rows = try await self.query(
                 """
                 WITH settled AS (
                     UPDATE \(unescaped: self.table) SET state = \(settled.state.rawValue),
-                        settlement = \(try Self.encode(settled)), settled_at = now()
+                        settlement = \(try Self.encode(settled)), settled_at = now(),
+                        delivering_until = clock_timestamp() + make_interval(secs => \(self.deliveryLease.timeInterval))
                     WHERE id = \(entry.id.rawValue) AND state = 'pending' RETURNING attempts)
                 SELECT (SELECT attempts FROM settled), pg_advisory_unlock(hashtextextended(\(lock), 0))
                 """, on: connection)
@@ -293,20 +309,6 @@ public final class PostgresOutboxStore: OutboxStore {
         }
         guard recorded else {
             throw BaseServerError(code: .cancelled, message: "the outbox entry \(id) is no longer pending")
-        }
-    }
-
-    /// Always empty: an outcome is delivered by the process that sent the entry.
-    public func undelivered() async throws -> [OutboxEntry] { [] }
-
-    public func markDelivered(_ id: OutboxEntry.ID) async throws {
-        try await withConnection { connection in
-            try await self.run(
-                "DELETE FROM \(unescaped: self.table) WHERE id = \(id.rawValue) AND state = 'succeeded'", on: connection
-            )
-            try await self.run(
-                "UPDATE \(unescaped: self.table) SET delivered = true WHERE id = \(id.rawValue) AND state = 'failed'",
-                on: connection)
         }
     }
 }
