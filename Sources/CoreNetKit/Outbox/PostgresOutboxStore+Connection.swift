@@ -38,8 +38,14 @@ extension PostgresOutboxStore {
             connection = reused
         } else {
             do {
-                connection = try await PostgresConnection.connect(
-                    configuration: configuration, id: Int.random(in: 1...Int.max), logger: Self.silent)
+                // Not cancelled with the caller (a sender the outbox stops): with PostgresNIO 1.33 a
+                // statement on a connection whose connect was cancelled as it finished was seen never
+                // to complete, and stop() with it. The connect timeout bounds the connect instead.
+                let configuration = configuration
+                connection = try await Task {
+                    try await PostgresConnection.connect(
+                        configuration: configuration, id: Int.random(in: 1...Int.max), logger: Self.silent)
+                }.value
             } catch {
                 throw BaseServerError(
                     code: .cannotConnect, message: "cannot connect to the outbox's database (\(Self.describe(error)))")
