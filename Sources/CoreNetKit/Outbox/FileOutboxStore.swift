@@ -14,8 +14,9 @@ import Foundation
 /// Queuing and cancelling an entry are records appended to the journal and synced to disk
 /// (`fsync`) before the call returns, so an entry that ``Outbox/enqueue(_:kind:queue:)-(ServerRequest,_,_)`` accepted
 /// survives the process being killed, or the machine losing power, at any moment. What became of
-/// a sent entry is appended without waiting for the disk: lost in a power failure, the entry is
-/// sent again with its key. Each record carries its length and a CRC-32: when
+/// a sent entry, and the count of attempts to send it (``OutboxEntry/attempts``), are appended
+/// without waiting for the disk: lost in a power failure, the entry is sent again with its key
+/// (and its last attempts are not counted). Each record carries its length and a CRC-32: when
 /// the store opens, a record torn by a crash (or damaged bytes) is found, cut off and reported in
 /// ``damage``; every whole record before it is kept. When the journal holds much more than its
 /// live entries, it is compacted: rewritten beside itself and renamed over itself.
@@ -50,15 +51,16 @@ public final class FileOutboxStore: OutboxStore {
 
         /// Appends `record` and applies it; compacts the journal when it has grown past its live entries.
         ///
-        /// An added or removed entry is on disk before this returns. A settlement or a delivery is
-        /// not waited for (it reaches the disk with the next synced record, or when the kernel writes
-        /// it): lost in a power failure, the entry is sent again with its key, or its outcome is
-        /// delivered again — what a crash between the answer and the record does anyway.
+        /// An added or removed entry is on disk before this returns. A settlement, a delivery or an
+        /// attempt is not waited for (it reaches the disk with the next synced record, or when the
+        /// kernel writes it; a killed process loses none of it): lost in a power failure, the entry
+        /// is sent again with its key, its outcome is delivered again — what a crash between the
+        /// answer and the record does anyway — or its last attempts are not counted.
         mutating func write(_ record: OutboxJournal.Record, bytes: [UInt8]) throws {
             let sync: Bool =
                 switch record {
                 case .added, .removed: true
-                case .succeeded, .failed, .delivered: false
+                case .succeeded, .failed, .delivered, .attempted: false
                 }
             try file.append(bytes, sync: sync)
             state.apply(record, bytes: bytes.count)
@@ -167,6 +169,16 @@ public final class FileOutboxStore: OutboxStore {
             let record = OutboxJournal.Record.removed(id)
             try core.write(record, bytes: try OutboxJournal.frame(record))
             return true
+        }
+    }
+
+    public func recordAttempts(_ attempts: Int, of id: OutboxEntry.ID) async throws {
+        try await onQueue { core in
+            guard core.state.entry(id)?.state == .pending else {
+                throw BaseServerError(code: .cancelled, message: "the outbox entry \(id) is no longer pending")
+            }
+            let record = OutboxJournal.Record.attempted(id, attempts)
+            try core.write(record, bytes: try OutboxJournal.frame(record))
         }
     }
 

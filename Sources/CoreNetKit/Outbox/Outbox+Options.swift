@@ -16,7 +16,11 @@ extension Outbox {
         /// `503`, `504`), the back-off between attempts (on the configuration's clock;
         /// `Retry-After` wins, up to ``RetryPolicy/maximumRetryAfter``), and the bound: after
         /// ``RetryPolicy/maximumAttempts`` attempts an entry whose failure could still pass goes
-        /// to the failed list. Every entry carries an `Idempotency-Key`, so a `POST` is retried too.
+        /// to the failed list. The attempts are counted in the store (``OutboxEntry/attempts``),
+        /// before each request goes out, by every process that sends the entry: an app that dies
+        /// while it sends does not start the count over when it restarts. A send held for its
+        /// credentials (see ``heldDelay``) gives its attempt back. Every entry carries an
+        /// `Idempotency-Key`, so a `POST` is retried too.
         public var retryPolicy: RetryPolicy
         /// How many queues are sent at once (each queue one entry at a time); 4 by default.
         public var concurrency: Int

@@ -56,16 +56,23 @@ extension Outbox {
     /// One sender: claims the next entry, sends it, records what became of it, until cancelled.
     private func work(_ settled: AsyncStream<OutboxEntry>.Continuation) async {
         let sender = OutboxSender(configuration: configuration, options: options)
-        let (clock, heldDelay) = (configuration.clock, options.heldDelay)
+        let (clock, heldDelay, pollInterval) = (configuration.clock, options.heldDelay, options.pollInterval)
+        let store = self.store
         while !Task.isCancelled {
             let generation = wakeup.generation
             do {
                 let entry = try await store.sendNext { entry in
-                    switch await sender.send(entry) {
+                    let decision = await sender.send(entry) { attempts in
+                        try await store.recordAttempts(attempts, of: entry.id)
+                    }
+                    switch decision {
                     case .settle(let settlement): return settlement
                     case .keep: return nil
                     case .hold:
                         try? await clock.pause(for: heldDelay)
+                        return nil
+                    case .stall:
+                        try? await clock.pause(for: pollInterval)
                         return nil
                     }
                 }

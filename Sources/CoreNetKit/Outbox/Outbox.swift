@@ -25,9 +25,10 @@ import Foundation
 /// Each entry gets an `Idempotency-Key` when it is queued (or keeps the one its request
 /// carries), stored with it and sent on every attempt, so a server that honours the key applies
 /// the change once even when an answer is lost or the process dies between sending and
-/// recording. A failure that can pass is retried by the retry stage with ``Options/retryPolicy``;
-/// a status that will not pass (a `4xx` other than `401`, `408` and `429`) moves the entry to the
-/// failed list with the server's answer. The configuration's error mappers are not applied: an
+/// recording. A failure that can pass is retried by the retry stage with ``Options/retryPolicy``,
+/// whose attempts are counted across restarts (``OutboxEntry/attempts``); a status that will not
+/// pass (a `4xx` other than `401`, `408` and `429`) moves the entry to the failed list with the
+/// server's answer. The configuration's error mappers are not applied: an
 /// outcome's error is a ``BaseServerError`` with the status and body of the answer, what is
 /// stored. Nothing stored holds a credential: requests that carry
 /// one are refused at ``enqueue(_:kind:queue:)-(ServerRequest,_,_)``; the token stage and preparators add them when

@@ -49,6 +49,11 @@ public struct OutboxEntry: Sendable, Hashable, Codable, Identifiable {
     public internal(set) var failure: OutboxFailure?
     /// A ``State/succeeded`` entry's answer, kept until its outcome is delivered.
     public internal(set) var response: OutboxResponse?
+    /// How many times the entry was sent, or began to be, by every process that sent it: each
+    /// attempt is counted before its request goes out, so one cut short by a crash counts too.
+    /// Once it reaches the retry policy's ``RetryPolicy/maximumAttempts``, the entry is not sent
+    /// again but goes to the failed list. `0` in a store that keeps no count.
+    public internal(set) var attempts: Int
 
     init(id: ID, kind: String, queue: String, idempotencyKey: String, enqueuedAt: Date, request: OutboxRequest) {
         self.id = id
@@ -58,6 +63,26 @@ public struct OutboxEntry: Sendable, Hashable, Codable, Identifiable {
         self.enqueuedAt = enqueuedAt
         self.request = request
         self.state = .pending
+        self.attempts = 0
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, queue, idempotencyKey, enqueuedAt, request, state, failure, response, attempts
+    }
+
+    /// Reads an entry; one stored before attempts were counted has made none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ID.self, forKey: .id)
+        kind = try container.decode(String.self, forKey: .kind)
+        queue = try container.decode(String.self, forKey: .queue)
+        idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
+        enqueuedAt = try container.decode(Date.self, forKey: .enqueuedAt)
+        request = try container.decode(OutboxRequest.self, forKey: .request)
+        state = try container.decode(State.self, forKey: .state)
+        failure = try container.decodeIfPresent(OutboxFailure.self, forKey: .failure)
+        response = try container.decodeIfPresent(OutboxResponse.self, forKey: .response)
+        attempts = try container.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
     }
 
     /// The entry's ``State/failed`` or ``State/succeeded`` form.

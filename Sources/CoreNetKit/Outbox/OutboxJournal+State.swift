@@ -18,6 +18,9 @@ extension OutboxJournal {
             /// The bytes of its records in the journal, counted against the store's byte bound.
             var bytes: Int
             var delivered = false
+            /// The bytes of its latest attempt record, the only one a compaction keeps (and the
+            /// only one counted in ``bytes``).
+            var attemptBytes = 0
         }
 
         private(set) var held: [OutboxEntry.ID: Held] = [:]
@@ -57,6 +60,13 @@ extension OutboxJournal {
                 }
             case .removed(let id):
                 drop(id)
+            case .attempted(let id, let attempts):
+                guard var entry = held[id], entry.entry.state == .pending else { return }
+                entry.entry.attempts = attempts
+                entry.bytes += bytes - entry.attemptBytes
+                liveBytes += bytes - entry.attemptBytes
+                entry.attemptBytes = bytes
+                held[id] = entry
             }
         }
 
@@ -113,7 +123,10 @@ extension OutboxJournal {
                 pending.state = .pending
                 pending.failure = nil
                 pending.response = nil
+                pending.attempts = 0
                 var records: [Record] = [.added(pending)]
+                // Before the settlement: an attempt record about a settled entry changes nothing.
+                if held.entry.attempts > 0 { records.append(.attempted(held.entry.id, held.entry.attempts)) }
                 if let response = held.entry.response { records.append(.succeeded(held.entry.id, response)) }
                 if let failure = held.entry.failure { records.append(.failed(held.entry.id, failure)) }
                 if held.delivered { records.append(.delivered(held.entry.id)) }

@@ -36,6 +36,9 @@ enum OutboxJournal {
         case delivered(OutboxEntry.ID)
         /// An entry was cancelled or removed.
         case removed(OutboxEntry.ID)
+        /// A pending entry's attempts so far (``OutboxEntry/attempts``): written before each of
+        /// its requests goes out. A journal written before attempts were counted has none.
+        case attempted(OutboxEntry.ID, Int)
     }
 
     /// What reading a journal found.

@@ -11,7 +11,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-// The connections, statements and row coding of ``PostgresOutboxStore``.
+// The connections, statements, columns and row coding of ``PostgresOutboxStore``.
 extension PostgresOutboxStore {
     /// Every column of this outbox's rows as JSON text, one row a line: what the tests search
     /// for secrets.
@@ -38,8 +38,14 @@ extension PostgresOutboxStore {
             connection = reused
         } else {
             do {
-                connection = try await PostgresConnection.connect(
-                    configuration: configuration, id: Int.random(in: 1...Int.max), logger: Self.silent)
+                // Not cancelled with the caller (a sender the outbox stops): with PostgresNIO 1.33 a
+                // statement on a connection whose connect was cancelled as it finished was seen never
+                // to complete, and stop() with it. The connect timeout bounds the connect instead.
+                let configuration = configuration
+                connection = try await Task {
+                    try await PostgresConnection.connect(
+                        configuration: configuration, id: Int.random(in: 1...Int.max), logger: Self.silent)
+                }.value
             } catch {
                 throw BaseServerError(
                     code: .cannotConnect, message: "cannot connect to the outbox's database (\(Self.describe(error)))")
@@ -69,6 +75,39 @@ extension PostgresOutboxStore {
         } catch {
             throw Self.failure(error)
         }
+    }
+
+    /// Adds the columns a table made by an earlier version lacks: the count of attempts and the
+    /// delivery claim. Asks first, so a table that has them is not locked to be altered.
+    func addMissingColumns(on connection: PostgresConnection) async throws {
+        let rows = try await query(
+            """
+            SELECT column_name::text FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = \(table)
+            """, on: connection)
+        var columns: Set<String> = []
+        for try await name in rows.decode(String.self) { columns.insert(name) }
+        if !columns.contains("attempts") {
+            try await run(
+                "ALTER TABLE \(unescaped: table) ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 0",
+                on: connection)
+        }
+        if !columns.contains("delivering_until") {
+            try await run(
+                "ALTER TABLE \(unescaped: table) ADD COLUMN IF NOT EXISTS delivering_until timestamptz",
+                on: connection)
+        }
+    }
+
+    /// The entries of `rows` of `(coalesce(settlement, entry), attempts)`, in their order.
+    static func decodeEntries(_ rows: PostgresRowSequence) async throws -> [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        for try await (text, attempts) in rows.decode((String, Int32).self) {
+            var entry = try decode(OutboxEntry.self, text)
+            entry.attempts = Int(attempts)
+            entries.append(entry)
+        }
+        return entries
     }
 
     static func encode(_ entry: OutboxEntry) throws -> String {

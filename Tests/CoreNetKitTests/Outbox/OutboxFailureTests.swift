@@ -35,6 +35,7 @@ import Testing
                 #expect(outcome.error?.statusCode == 503)
                 #expect(try await outbox.failed().map(\.id) == [id])
                 #expect(try await outbox.failed().first?.failure?.statusCode == 503)
+                #expect(try await outbox.failed().first?.attempts == 3)
                 #expect(fixture.log.retries.count == 2)
                 #expect(server.outbox.totalEffects == 0)
             }
@@ -52,6 +53,7 @@ import Testing
                 try await withTimeout(30, "the held queue's wait") { await fixture.clock.waitForSleepers(1) }
 
                 #expect(try await outbox.count() == 1)
+                #expect(try await outbox.pending().first?.attempts == 0, "a held send gives its attempt back")
                 #expect(try await outbox.failed().isEmpty)
                 #expect(log.outcomes.isEmpty)
                 await outbox.stop()

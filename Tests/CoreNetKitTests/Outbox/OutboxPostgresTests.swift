@@ -64,6 +64,82 @@ import Testing
         }
     }
 
+    @Test func aSenderLocksTheEntryItSendsAndNoOtherAndUnlocksItAfterwards() async throws {
+        let store = try await Self.store()
+        let outbox = Outbox(store: store, configuration: testConfiguration())
+        var ids: [OutboxEntry.ID] = []
+        for seq in 0..<5 {
+            ids.append(
+                try await outbox.enqueue(
+                    applyChange(URL(string: "http://127.0.0.1:1")!, queue: "q\(seq)", seq: seq), kind: "apply",
+                    queue: "q\(seq)"))
+        }
+        let probe = try await Self.store(store.outbox)
+        let whileSending = Locked<[String]?>(nil)
+
+        let sent = try await store.sendNext { _ in
+            let locked = try? await Self.lockedEntries(probe)
+            whileSending.withLock { $0 = locked }
+            return nil
+        }
+
+        #expect(sent?.id == ids[0])
+        #expect(whileSending.withLock { $0 } == [ids[0].rawValue])
+        #expect(try await Self.lockedEntries(probe).isEmpty)
+        await probe.close()
+        await store.close()
+    }
+
+    @Test func attemptsAreCountedInTheRowAndAnEntryThatUsedThemFailsWithoutBeingSent() async throws {
+        try await withTestServer { server in
+            let name = "outbox-\(UUID().uuidString)"
+            let store = try await Self.store(name)
+            var options = Outbox.Options(retryPolicy: OutboxFixture.policy(attempts: 2))
+            options.callbackQueue = DispatchQueue(label: "outbox-delivery-tests.callbacks")
+            let outbox = Outbox(store: store, configuration: testConfiguration(), options: options)
+            let log = OutcomeLog(outbox.outcomes())
+            let id = try await outbox.enqueue(applyChange(server.baseURL, seq: 1), kind: "apply")
+
+            // A process that began two attempts, counting each while it held the entry, then died.
+            let left = try await store.sendNext { entry in
+                try? await store.recordAttempts(1, of: entry.id)
+                try? await store.recordAttempts(2, of: entry.id)
+                return nil
+            }
+            #expect(left?.id == id)
+            let other = try await Self.store(name)
+            #expect(try await other.entries(in: .pending).map(\.attempts) == [2])
+            outbox.start()
+            let outcome = try #require(try await log.wait(for: 1).first)
+            await outbox.stop()
+
+            #expect(outcome.error?.message?.contains("gave up after 2 attempts") == true)
+            #expect(try await other.entries(in: .failed).map(\.attempts) == [2])
+            #expect(server.outbox.hitsByKey.isEmpty, "the entry was sent again")
+            await other.close()
+            await store.close()
+        }
+    }
+
+    /// The identifiers of `store`'s entries whose advisory lock some session holds.
+    static func lockedEntries(_ store: PostgresOutboxStore) async throws -> [String] {
+        try await store.withConnection { connection in
+            // The table's name is letters, digits and `_` (the store checks it): safe in a literal.
+            let key = "hashtextextended('\(store.table)/' || e.id, 0)"
+            let rows = try await store.query(
+                """
+                SELECT e.id FROM \(unescaped: store.table) e JOIN pg_locks l
+                ON l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+                AND l.classid::bigint = ((\(unescaped: key) >> 32) & 4294967295)
+                AND l.objid::bigint = (\(unescaped: key) & 4294967295)
+                WHERE e.outbox = \(store.outbox) ORDER BY e.seq
+                """, on: connection)
+            var ids: [String] = []
+            for try await id in rows.decode(String.self) { ids.append(id) }
+            return ids
+        }
+    }
+
     @Test func credentialsAddedAtSendTimeAreNeverInTheRows() async throws {
         try await withTestServer { server in
             let store = try await Self.store()
