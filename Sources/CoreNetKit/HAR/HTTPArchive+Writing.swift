@@ -167,31 +167,64 @@ struct HARWriter {
         empty = false
     }
 
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped, the runs
-    /// between them copied as they are.
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped. The escapes
+    /// are counted first, and the string is written in one piece into room made for it: a body
+    /// has a quote every few bytes, and appending the runs between them one by one cost more
+    /// than the bytes themselves.
     private mutating func string(_ text: String) {
         var text = text
-        bytes.append(UInt8(ascii: "\""))
         text.withUTF8 { utf8 in
-            var start = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: utf8[start..<index])
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                default: bytes.append(byte)
-                }
-                start = index + 1
+            var escapes = 0
+            for byte in utf8 where Self.escapes(byte) { escapes += 1 }
+            guard escapes > 0 else {
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return
             }
-            bytes.append(contentsOf: utf8[start...])
+            let start = bytes.count
+            // An escape is two bytes, a control character's six.
+            bytes.append(contentsOf: repeatElement(0, count: utf8.count + escapes * 5 + 2))
+            let end = bytes.withUnsafeMutableBufferPointer { Self.write(utf8, into: $0, at: start) }
+            bytes.removeLast(bytes.count - end)
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func escapes(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Writes `utf8` quoted and escaped into `out` from `start`; returns where it ended.
+    private static func write(
+        _ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int {
+        var at = start
+        out[at] = UInt8(ascii: "\"")
+        at += 1
+        for byte in utf8 {
+            guard escapes(byte) else {
+                out[at] = byte
+                at += 1
+                continue
+            }
+            out[at] = UInt8(ascii: "\\")
+            switch byte {
+            case UInt8(ascii: "\n"): out[at + 1] = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): out[at + 1] = UInt8(ascii: "r")
+            case UInt8(ascii: "\t"): out[at + 1] = UInt8(ascii: "t")
+            case 0..<0x20:
+                let hex: StaticString = "0123456789abcdef"
+                out[at + 1] = UInt8(ascii: "u")
+                out[at + 2] = UInt8(ascii: "0")
+                out[at + 3] = UInt8(ascii: "0")
+                out[at + 4] = hex.utf8Start[Int(byte >> 4)]
+                out[at + 5] = hex.utf8Start[Int(byte & 0xF)]
+                at += 4
+            default: out[at + 1] = byte
+            }
+            at += 2
+        }
+        out[at] = UInt8(ascii: "\"")
+        return at + 1
     }
 }

@@ -77,7 +77,7 @@ extension LogRedactor {
     /// The boundary of a multipart body: the `boundary` parameter of a `multipart/…` content
     /// type, or else the first line of a body that starts with `--<boundary>` and a line break.
     static func multipartBoundary(contentType: String?, body: Data) -> String? {
-        if let contentType, contentType.lowercased().hasPrefix("multipart/") {
+        if let contentType, startsCaseInsensitive(contentType, with: "multipart/") {
             for parameter in contentType.split(separator: ";").dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map {
                     $0.trimmingCharacters(in: .whitespaces)
@@ -223,15 +223,25 @@ extension LogRedactor {
                 }
                 return true
             }
+            /// The byte after `index`, lowercased: most letters that start a word here are not
+            /// followed by its second one, and then the word is not looked at.
+            func second(_ index: Int) -> UInt8 { index + 1 < bytes.count ? bytes[index + 1] | 0x20 : 0 }
             for index in bytes.indices {
                 // `| 0x20` lowercases an ASCII letter, and turns no other byte into one.
                 switch bytes[index] | 0x20 {
-                case UInt8(ascii: "t"): if spells("token", at: index) { return true }
-                case UInt8(ascii: "k"): if spells("key", at: index) { return true }
-                case UInt8(ascii: "p"): if spells("password", at: index) { return true }
-                case UInt8(ascii: "s"): if spells("secret", at: index) || spells("sig", at: index) { return true }
-                case UInt8(ascii: "a"): if spells("authorization", at: index) { return true }
-                case UInt8(ascii: "c"): if spells("cookie", at: index) { return true }
+                case UInt8(ascii: "t"):
+                    if second(index) == UInt8(ascii: "o"), spells("token", at: index) { return true }
+                case UInt8(ascii: "k"): if second(index) == UInt8(ascii: "e"), spells("key", at: index) { return true }
+                case UInt8(ascii: "p"):
+                    if second(index) == UInt8(ascii: "a"), spells("password", at: index) { return true }
+                case UInt8(ascii: "s"):
+                    let next = second(index)
+                    if next == UInt8(ascii: "e"), spells("secret", at: index) { return true }
+                    if next == UInt8(ascii: "i"), spells("sig", at: index) { return true }
+                case UInt8(ascii: "a"):
+                    if second(index) == UInt8(ascii: "u"), spells("authorization", at: index) { return true }
+                case UInt8(ascii: "c"):
+                    if second(index) == UInt8(ascii: "o"), spells("cookie", at: index) { return true }
                 case UInt8(ascii: "%"): return true
                 case UInt8(ascii: "|"):
                     if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count,

@@ -29,14 +29,14 @@ extension LogRedactor {
             if let space = field.value.firstIndex(of: " ") {
                 values.append(String(field.value[field.value.index(after: space)...]))
             }
-            if field.name.lowercased().hasSuffix("cookie") {
+            if endsCaseInsensitive(field.name, with: "cookie") {
                 for pair in field.value.split(separator: ";") {
                     guard let equals = pair.firstIndex(of: "=") else { continue }
                     values.append(String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
                 }
             }
         }
-        if let url, url.absoluteString.utf8.contains(UInt8(ascii: "?")),
+        if let url, mayHaveQuery(url.absoluteString),
             let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems
         {
             values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)

@@ -28,21 +28,20 @@ import FoundationNetworking
 public enum LogRedactor {
     /// The text secrets are replaced with.
     public static let mask = "<redacted>"
-    static let secretHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
-    ]
+    static let secretHeaders = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
+    static let secretHeaderEndings: [StaticString] = ["token", "key", "secret", "password", "cookie", "authorization"]
     static let secretNames: Set<String> = [
         "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
         "apikey", "password", "secret", "client_secret", "sig", "signature", "authorization", "cookie", "set-cookie",
     ]
     /// Authentication schemes (RFC 9110 §11 and the IANA registry) whose credentials follow
     /// them in a header value.
-    static let credentialSchemes = [
+    static let credentialSchemes: [StaticString] = [
         "bearer ", "basic ", "digest ", "negotiate ", "ntlm ", "token ", "hoba ", "mutual ", "vapid ", "scram-sha-",
         "aws4-hmac-sha256 ", "hawk ", "dpop ",
     ]
     /// Headers whose value names a scheme without carrying a credential.
-    static let challengeHeaders: Set<String> = ["www-authenticate", "proxy-authenticate"]
+    static let challengeHeaders = ["www-authenticate", "proxy-authenticate"]
 
     /// `url` with its password and the values of token-like query items replaced by ``mask``;
     /// `"-"` for `nil`.
@@ -61,7 +60,7 @@ public enum LogRedactor {
     /// that may not parse as a URL (an invalid request's).
     static func redact(urlText text: String) -> String {
         // Most URLs have no query: looked for on the bytes, not the characters.
-        guard text.utf8.contains(UInt8(ascii: "?")), let mark = text.firstIndex(of: "?") else { return text }
+        guard mayHaveQuery(text), let mark = text.firstIndex(of: "?") else { return text }
         let fragmentStart = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
@@ -95,19 +94,52 @@ public enum LogRedactor {
     /// holding one of `secrets`.
     static func carriesCredential(name: String, value: String, secrets: [String]) -> Bool {
         if isSecret(header: name) { return true }
-        let lowerName = name.lowercased()
-        if !challengeHeaders.contains(lowerName) {
-            let lower = value.lowercased()
-            if credentialSchemes.contains(where: { lower.hasPrefix($0) }) { return true }
+        if !challengeHeaders.contains(where: { HTTPHeaders.matches(name, $0) }),
+            credentialSchemes.contains(where: { startsCaseInsensitive(value, with: $0) })
+        {
+            return true
         }
         return secrets.contains { $0.count >= 4 && value.contains($0) }
     }
 
     static func isSecret(header name: String) -> Bool {
-        let lower = name.lowercased()
-        return secretHeaders.contains(lower) || lower.hasSuffix("token") || lower.hasSuffix("key")
-            || lower.hasSuffix("secret") || lower.hasSuffix("password") || lower.hasSuffix("cookie")
-            || lower.hasSuffix("authorization")
+        secretHeaders.contains { HTTPHeaders.matches(name, $0) }
+            || secretHeaderEndings.contains { endsCaseInsensitive(name, with: $0) }
+    }
+
+    /// Whether `text` starts with `prefix` (lowercase ASCII), in any case.
+    static func startsCaseInsensitive(_ text: String, with prefix: StaticString) -> Bool {
+        spells(prefix, in: text, atEnd: false)
+    }
+
+    /// Whether `text` ends with `suffix` (lowercase ASCII), in any case.
+    static func endsCaseInsensitive(_ text: String, with suffix: StaticString) -> Bool {
+        spells(suffix, in: text, atEnd: true)
+    }
+
+    /// Whether `text` starts (or ends) with `word`, compared on the bytes: most fields carry no
+    /// credential, and lowercasing each one to find out would make a string of it.
+    private static func spells(_ word: StaticString, in text: String, atEnd: Bool) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard text.utf8.count >= count else { return false }
+        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let start = atEnd ? bytes.count - count : 0
+            for offset in 0..<count where asciiLowercase(bytes[start + offset]) != word.utf8Start[offset] {
+                return false
+            }
+            return true
+        }
+        return text.utf8.withContiguousStorageIfAvailable(check) ?? Array(text.utf8).withUnsafeBufferPointer(check)
+    }
+
+    /// Whether `text` holds a `?`, looked for on its bytes (most URLs have no query).
+    static func mayHaveQuery(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "?")) }
+            ?? text.utf8.contains(UInt8(ascii: "?"))
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     static func isSecret(name: String) -> Bool {
@@ -123,7 +155,8 @@ public enum LogRedactor {
     /// `request` as a monitor may see it: URL, header fields and no body, redacted as logs are.
     static func redact(request: URLRequest) -> URLRequest {
         var copy = request
-        copy.httpBody = nil
+        let body = request.httpBody
+        if body != nil { copy.httpBody = nil }  // setting it copies the request, even to nil
         if let url = request.url {
             // Parsed again only when something was masked (most URLs carry no secret).
             let text = url.absoluteString
@@ -133,7 +166,7 @@ public enum LogRedactor {
             }
         }
         let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        let secrets = secretValues(headers: fields, url: request.url, body: request.httpBody)
+        let secrets = secretValues(headers: fields, url: request.url, body: body)
         for field in fields where carriesCredential(name: field.name, value: field.value, secrets: secrets) {
             copy.setValue(mask, forHTTPHeaderField: field.name)
         }
