@@ -148,7 +148,7 @@ final class Exchange: Sendable {
         let monitored = MonitoredResponse(
             statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
             attempt: attempt.number)
-        monitoring.emit { monitor, request in monitor.request(request, didReceive: monitored) }
+        monitoring.hold { monitor, request in monitor.request(request, didReceive: monitored) }
         if let handedOver = attempt.handedOver {
             let wait = received.headAt ?? response.duration
             monitoring.exchanged(
@@ -168,7 +168,7 @@ final class Exchange: Sendable {
         if let logger = configuration.logger, let urlRequest = attempt.urlRequest {
             logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: duration, id: requestId))
         }
-        monitoring?.emit { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
+        monitoring?.hold { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
         if let monitoring, let handedOver = attempt.handedOver {
             monitoring.exchanged(
                 .init(

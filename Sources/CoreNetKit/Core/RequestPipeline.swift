@@ -38,7 +38,7 @@ enum RequestPipeline {
             monitoring = RequestMonitoring(
                 monitors: configuration.monitors, id: requestId, request: copy serverRequest,
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
-            monitoring?.emit { monitor, request in monitor.requestDidStart(request) }
+            monitoring?.hold { monitor, request in monitor.requestDidStart(request) }
         }
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer,
@@ -87,7 +87,7 @@ enum RequestPipeline {
             if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
                     modelType: TypeNames.name(of: Model.self), duration: decodeStart.elapsed())
-                monitoring.emit { monitor, request in monitor.request(request, didDecode: decoding) }
+                monitoring.hold { monitor, request in monitor.request(request, didDecode: decoding) }
             }
             return (.success(model, fromCache: response.isFromCache), response.isFromCache)
         } catch {

@@ -20,7 +20,10 @@ import FoundationNetworking
 /// **Where and when the methods run.** Each method runs on the monitor's queue, never on the
 /// request's own Task: the request hands the event over and goes on, so a slow monitor costs only
 /// its own time (and delays the monitors that share its queue — give a slow one a queue of its
-/// own). The events of one request reach a monitor in the order they happened, each once:
+/// own). A request hands its events over in a few batches, not one by one: when an attempt goes
+/// to the transport, when a stage emits an event (a retry, a token refresh, the cache, a streamed
+/// head) and at its end; so an event reaches a monitor a moment after it happened. The events of
+/// one request reach a monitor in the order they happened, each once:
 ///
 /// 1. requestDidStart(_:) — once;
 /// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), for a streamed body

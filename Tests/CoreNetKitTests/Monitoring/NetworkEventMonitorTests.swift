@@ -37,6 +37,24 @@ import FoundationNetworking
         }
     }
 
+    @Test func anAttemptTheServerHoldsWasAnnouncedToTheMonitorsBeforeItsAnswer() async throws {
+        try await withTestServer { server in
+            let monitor = RecordingMonitor()
+            let configuration = testConfiguration { $0.monitors = [monitor] }
+            let context = TestRequest<HeldReply>(configuration: configuration) {
+                server.get("/hold/monitored-in-flight")
+            }.perform()
+            try await server.waitForArrivals(at: "monitored-in-flight", count: 1, timeout: .seconds(30))
+            await drain(monitor.queue)
+
+            // The events are handed over in batches; the one before the transport is not held back.
+            #expect(monitor.recorded == ["start GET", "prepare GET", "send 1"])
+            server.release("monitored-in-flight")
+            _ = try await context.value
+            #expect(try await monitor.events().suffix(2) == ["decode HeldReply", "finish success attempts 1"])
+        }
+    }
+
     @Test func cacheOnlyAnswerGoesStartCacheHitDecodeFinishWithoutSending() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
@@ -206,6 +224,11 @@ import FoundationNetworking
 }
 
 /// Records every event as a short line, on a queue of its own.
+/// What `/hold/:gate` answers once its gate is released.
+struct HeldReply: Decodable, Sendable {
+    let gate: String
+}
+
 final class RecordingMonitor: NetworkEventMonitor {
     let queue = DispatchQueue(label: "tests.monitor")
     private let lines = Locked<[String]>([])
@@ -220,6 +243,8 @@ final class RecordingMonitor: NetworkEventMonitor {
         return lines.withLock { $0 }
     }
 
+    /// The events so far.
+    var recorded: [String] { lines.withLock { $0 } }
     var metrics: [RequestMetrics] { finishedMetrics.withLock { $0 } }
     var preparedAuthorization: [String?] { authorizations.withLock { $0 } }
 
