@@ -105,7 +105,7 @@ final class Exchange: Sendable {
 
     /// What the logger and the monitors know of an attempt.
     private struct Attempt {
-        /// The request as logs and monitors see it; `nil` when nobody watches.
+        /// The request as the logger sees it; `nil` without a logger.
         var urlRequest: URLRequest?
         /// The monitors' count of the request's attempts; `0` without monitors.
         var number = 0
@@ -118,10 +118,11 @@ final class Exchange: Sendable {
     /// Logs `transportRequest` and tells the monitors it is sent.
     @inline(never)
     private func announce(_ transportRequest: TransportRequest, handedOver: HandedOver?) -> Attempt {
-        // A URLRequest only for those who read one: building it is not free on Linux.
-        let urlRequest = transportRequest.urlRequest
-        var attempt = Attempt(urlRequest: urlRequest)
+        var attempt = Attempt()
         if let logger = configuration.logger {
+            // A URLRequest only for the logger: building one is not free on Linux.
+            let urlRequest = transportRequest.urlRequest
+            attempt.urlRequest = urlRequest
             logger.log(NetworkLogEntry.request(urlRequest, id: requestId, bodies: logger.includesBodies))
         }
         guard let monitoring else { return attempt }
@@ -130,7 +131,7 @@ final class Exchange: Sendable {
         attempt.handedOver = handedOver?.date
         attempt.blocked = handedOver?.stopwatch.elapsed() ?? .zero
         monitoring.sending(to: transportRequest.url)
-        let redacted = RequestMonitoring.redacted(urlRequest)
+        let redacted = RequestMonitoring.redacted(transportRequest)
         monitoring.emit { monitor, request in
             monitor.request(request, didPrepare: redacted)
             monitor.request(request, willSendAttempt: number)

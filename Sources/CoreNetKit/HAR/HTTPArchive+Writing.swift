@@ -108,7 +108,7 @@ struct HARWriter {
         }
     }
 
-    private mutating func fields(_ name: String, _ fields: [HTTPArchive.Field]) {
+    private mutating func fields(_ name: StaticString, _ fields: [HTTPArchive.Field]) {
         array(name, fields) { writer, field in
             writer.field("name", field.name)
             writer.field("value", field.value)
@@ -130,7 +130,7 @@ struct HARWriter {
     }
 
     private mutating func array<Element>(
-        _ name: String, _ elements: [Element], _ members: (inout HARWriter, Element) -> Void
+        _ name: StaticString, _ elements: [Element], _ members: (inout HARWriter, Element) -> Void
     ) {
         key(name)
         bytes.append(UInt8(ascii: "["))
@@ -142,26 +142,29 @@ struct HARWriter {
         empty = false
     }
 
-    private mutating func key(_ name: String) {
+    /// A member's name: one of this writer's own, plain ASCII with nothing to escape.
+    private mutating func key(_ name: StaticString) {
         if !empty { bytes.append(UInt8(ascii: ",")) }
-        string(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         empty = true  // the value that follows is not a member of its own
     }
 
-    private mutating func field(_ name: String, _ value: String?) {
+    private mutating func field(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         key(name)
         string(value)
         empty = false
     }
 
-    private mutating func field(_ name: String, _ value: Double?) {
+    private mutating func field(_ name: StaticString, _ value: Double?) {
         guard let value else { return }
         field(name, literal: value == value.rounded() ? String(Int(value)) : String(value))
     }
 
-    private mutating func field(_ name: String, literal: String) {
+    private mutating func field(_ name: StaticString, literal: String) {
         key(name)
         bytes.append(contentsOf: literal.utf8)
         empty = false
@@ -174,8 +177,9 @@ struct HARWriter {
     private mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
+            // Without a branch, so that the compiler can count many bytes at a time.
             var escapes = 0
-            for byte in utf8 where Self.escapes(byte) { escapes += 1 }
+            for byte in utf8 { escapes &+= Self.escapes(byte) ? 1 : 0 }
             guard escapes > 0 else {
                 bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)

@@ -152,27 +152,6 @@ public enum LogRedactor {
             || lower.hasSuffix("-key") || lower.hasSuffix("password") || lower.hasSuffix("secret")
     }
 
-    /// `request` as a monitor may see it: URL, header fields and no body, redacted as logs are.
-    static func redact(request: URLRequest) -> URLRequest {
-        var copy = request
-        let body = request.httpBody
-        if body != nil { copy.httpBody = nil }  // setting it copies the request, even to nil
-        if let url = request.url {
-            // Parsed again only when something was masked (most URLs carry no secret).
-            let text = url.absoluteString
-            let redacted = redact(url: url)
-            if redacted != text {
-                copy.url = URL(string: redacted) ?? URL(string: text.components(separatedBy: "?")[0])
-            }
-        }
-        let fields = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        let secrets = secretValues(headers: fields, url: request.url, body: body)
-        for field in fields where carriesCredential(name: field.name, value: field.value, secrets: secrets) {
-            copy.setValue(mask, forHTTPHeaderField: field.name)
-        }
-        return copy
-    }
-
     /// `text` with every occurrence of `secrets` replaced by ``mask``.
     static func masking(_ secrets: [String], in text: String) -> String {
         guard !secrets.isEmpty else { return text }

@@ -168,9 +168,20 @@ final class RequestMonitoring: Sendable {
         deliver(held + [(finished, request)])
     }
 
-    /// `request` as a monitor may see it: credentials and secret-like query items redacted,
-    /// no body (``LogRedactor/redact(request:)``).
-    static func redacted(_ request: URLRequest) -> URLRequest {
-        LogRedactor.redact(request: request)
+    /// `request` as a monitor sees it in NetworkEventMonitor/request(_:didPrepare:): its URL
+    /// and header fields redacted as logs are (``LogRedactor``), no body. Built from the
+    /// transport's request, not read back from a `URLRequest` (on Linux each header of one is a
+    /// case-insensitive dictionary lookup).
+    static func redacted(_ request: TransportRequest) -> URLRequest {
+        let secrets = LogRedactor.secretValues(of: request)
+        var shown = request
+        shown.body = .none
+        shown.headers = HTTPHeaders(LogRedactor.redact(headers: request.headers.fields, secrets: secrets))
+        let text = request.url.absoluteString
+        let redacted = LogRedactor.redact(url: request.url)
+        if redacted != text, let url = URL(string: redacted) ?? URL(string: text.components(separatedBy: "?")[0]) {
+            shown.url = url
+        }
+        return shown.urlRequest
     }
 }
