@@ -20,9 +20,11 @@ levels = sorted({c for t in data.values() for c in t})
 colors = {
     "URLSession cbafa91": "#a0cbe8", "AHC cbafa91": "#ffbe7d",
     "URLSession fed28d5": "#4e79a7", "AHC fed28d5": "#f28e2b",
-    "URLSession 6652186": "#1f3f66", "AHC 6652186": "#a34e00",
+    "URLSession 8dad565": "#2f5f8a", "AHC 8dad565": "#d0701a",
+    "URLSession d601c85": "#1f3f66", "AHC d601c85": "#a34e00",
 }
-width, height, left, bottom, top = 640, 380, 60, 70, 40
+rows_of_legend = (len(transports) + 1) // 2
+width, height, left, bottom, top = 720, 340 + 20 * rows_of_legend, 60, 50 + 20 * rows_of_legend, 40
 low, high = 0.7, 1.2
 plot_h = height - bottom - top
 
@@ -54,9 +56,9 @@ for i, c in enumerate(levels):
         mid = x + (bar_w - 4) / 2
         out.append(f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{y(max(runs)):.1f}" y2="{y(min(runs)):.1f}" stroke="#000"/>')
         out.append(f'<text x="{mid:.1f}" y="{y(max(runs)) - 4:.1f}" text-anchor="middle" font-size="10">{median:.2f}</text>')
-# The legend in rows of three.
+# The legend in rows of two: URLSession and AsyncHTTPClient of the same build side by side.
 for j, t in enumerate(transports):
-    lx, ly = left + (j % 3) * 190, height - 42 + (j // 3) * 20
+    lx, ly = left + (j % 2) * 260, height - bottom + 32 + (j // 2) * 20
     out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" fill="{colors.get(t, "#888")}"/>')
     out.append(f'<text x="{lx + 16}" y="{ly + 10}">{t}</text>')
 out.append("</svg>")
