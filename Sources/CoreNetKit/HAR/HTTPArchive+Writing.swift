@@ -146,7 +146,7 @@ struct HARWriter {
     private mutating func key(_ name: StaticString) {
         if !empty { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         empty = true  // the value that follows is not a member of its own
@@ -177,9 +177,8 @@ struct HARWriter {
     private mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            // Without a branch, so that the compiler can count many bytes at a time.
             var escapes = 0
-            for byte in utf8 { escapes &+= Self.escapes(byte) ? 1 : 0 }
+            for byte in utf8 where Self.escapes(byte) { escapes += 1 }
             guard escapes > 0 else {
                 bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)
@@ -189,7 +188,7 @@ struct HARWriter {
             let start = bytes.count
             // An escape is two bytes, a control character's six.
             bytes.append(contentsOf: repeatElement(0, count: utf8.count + escapes * 5 + 2))
-            let end = bytes.withUnsafeMutableBufferPointer { Self.write(utf8, into: $0, at: start) }
+            let end = Self.write(utf8, into: &bytes, at: start)
             bytes.removeLast(bytes.count - end)
         }
     }
@@ -200,7 +199,7 @@ struct HARWriter {
 
     /// Writes `utf8` quoted and escaped into `out` from `start`; returns where it ended.
     private static func write(
-        _ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int
+        _ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], at start: Int
     ) -> Int {
         var at = start
         out[at] = UInt8(ascii: "\"")
