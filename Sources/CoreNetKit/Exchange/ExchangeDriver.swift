@@ -86,7 +86,7 @@ final class ExchangeDriver: Sendable {
         }
         return TransportResponse(
             statusCode: head.statusCode, headers: head.headers,
-            body: ResponseBody(storage: .exchange(Owner(driver))), url: head.url)
+            body: ResponseBody(storage: .exchange(Owner(driver))), url: head.url, httpVersion: head.httpVersion)
     }
 
     /// The time on the clock since the exchange began.

@@ -13,6 +13,7 @@ struct ExchangeHead: Sendable {
     var statusCode: Int
     var headers: HTTPHeaders
     var url: URL?
+    var httpVersion: String?
 }
 
 extension ExchangeStateMachine {

@@ -35,7 +35,9 @@ final class SendingTask: TransportExchange {
         let task = Task { [flow] in
             do {
                 let response = try await send(request)
-                events.head(statusCode: response.statusCode, headers: response.headers, url: response.url)
+                events.head(
+                    statusCode: response.statusCode, headers: response.headers, url: response.url,
+                    httpVersion: response.httpVersion)
                 var body = response.body.makeAsyncIterator()
                 while await Self.mayPull(flow) {
                     guard let chunk = try await body.next() else {

@@ -135,7 +135,7 @@ public final class HARReplayTransport: Transport {
         for try await chunk in response.body { body.append(chunk) }
         let received = ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: response.url, body: body,
-            bytes: Int64(body.count))
+            bytes: Int64(body.count), httpVersion: response.httpVersion)
         let record = MonitoredExchange.Record(
             attempt: 1, startedAt: startedAt, request: request, response: received, error: nil, blocked: .zero,
             wait: wait, receive: stopwatch.elapsed() - wait)
@@ -148,7 +148,9 @@ public final class HARReplayTransport: Transport {
         try save(archive)
         var headers = response.headers
         headers.remove(name: "Content-Encoding")
-        return TransportResponse(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
+        return TransportResponse(
+            statusCode: response.statusCode, headers: headers, body: body, url: response.url,
+            httpVersion: response.httpVersion)
     }
 
     private func save(_ archive: HTTPArchive) throws {
@@ -173,7 +175,9 @@ public final class HARReplayTransport: Transport {
         let headers = HTTPHeaders(
             entry.response.headers.filter { !skipped.contains($0.name.lowercased()) && $0.value != LogRedactor.mask }
                 .map { (name: $0.name, value: $0.value) })
-        return TransportResponse(statusCode: entry.response.status, headers: headers, body: body, url: request.url)
+        return TransportResponse(
+            statusCode: entry.response.status, headers: headers, body: body, url: request.url,
+            httpVersion: entry.response.httpVersion)
     }
 
     /// The error a failed attempt recorded as `code` replays as.

@@ -51,7 +51,7 @@ extension HTTPArchive.Entry {
 extension HTTPArchive.Request {
     init(_ exchange: MonitoredExchange) {
         self.init(
-            method: exchange.method.rawValue, url: exchange.url, httpVersion: "HTTP/1.1",
+            method: exchange.method.rawValue, url: exchange.url, httpVersion: exchange.httpVersion ?? "HTTP/1.1",
             cookies: exchange.sentCookies.map { HTTPArchive.Cookie(name: $0, value: LogRedactor.mask) },
             headers: exchange.requestHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
             queryString: Self.queryItems(of: exchange.url),
@@ -85,7 +85,7 @@ extension HTTPArchive.Response {
         self.init(
             status: status,
             statusText: HTTPArchive.reasonPhrase(status),
-            httpVersion: "HTTP/1.1",
+            httpVersion: exchange.httpVersion ?? "HTTP/1.1",
             cookies: exchange.setCookies.map(HTTPArchive.Cookie.init(setCookie:)),
             headers: exchange.responseHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
             content: HTTPArchive.Content(

@@ -48,6 +48,9 @@ public struct MonitoredExchange: Sendable {
     public let requestBody: Body?
     /// The status; `nil` when the attempt failed before a response.
     public let statusCode: Int?
+    /// The protocol the response came in (`HTTP/1.1`, `HTTP/2.0`); `nil` when the transport
+    /// cannot tell (TransportResponse/httpVersion), and for an answer of the cache.
+    public let httpVersion: String?
     /// The header fields received, credentials masked (`Set-Cookie` included).
     public let responseHeaders: HTTPHeaders
     /// The body received; for a streamed response what the reader was given, up to the limit.
@@ -106,6 +109,7 @@ public struct MonitoredExchange: Sendable {
         self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)
         let received = record.response
         self.statusCode = received?.statusCode
+        self.httpVersion = received?.httpVersion
         self.responseHeaders = HTTPHeaders(
             LogRedactor.redact(headers: received?.headers.fields ?? [], secrets: secrets))
         self.setCookies = received.map { Self.maskedSetCookies($0.headers) } ?? []

@@ -24,6 +24,8 @@ struct ReceivedResponse: Sendable {
     var streamedPrefix = Data()
     /// When the head arrived, from the handover to the transport; `nil` when not measured.
     var headAt: Duration?
+    /// The protocol the response came in, when the transport said (TransportResponse/httpVersion).
+    var httpVersion: String?
 }
 
 /// Pulls one response body, once, for every transport: collects it into memory under the size
@@ -69,7 +71,7 @@ struct BodyReader: Sendable {
         }
         return ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: response.url, body: data,
-            bytes: Int64(data.count))
+            bytes: Int64(data.count), httpVersion: response.httpVersion)
     }
 
     /// Writes `response`'s body to `file` (which exists and is empty).
@@ -102,7 +104,7 @@ struct BodyReader: Sendable {
         }
         return ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: response.url, body: Data(),
-            bytes: written)
+            bytes: written, httpVersion: response.httpVersion)
     }
 
     /// Hands `response`'s body to `stream`'s reader, waiting while the reader's buffer is full.
@@ -120,7 +122,7 @@ struct BodyReader: Sendable {
         }
         return ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: response.url, body: Data(),
-            bytes: forwarded, streamedPrefix: kept)
+            bytes: forwarded, streamedPrefix: kept, httpVersion: response.httpVersion)
     }
 
     private func arrived(total: Int64, expected: Int64?) {

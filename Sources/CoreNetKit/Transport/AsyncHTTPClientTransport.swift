@@ -157,7 +157,17 @@ public final class AsyncHTTPClientTransport: Transport {
                         version: response.version, status: response.status, headers: response.headers)))
             : ResponseBody(DataChunks(body: response.body))
         return TransportResponse(
-            statusCode: Int(response.status.code), headers: HTTPHeaders(headers), body: body, url: url)
+            statusCode: Int(response.status.code), headers: HTTPHeaders(headers), body: body, url: url,
+            httpVersion: version(response.version))
+    }
+
+    /// `version` as an HTTP Archive writes it: `HTTP/1.1`, `HTTP/2.0`.
+    private static func version(_ version: HTTPVersion) -> String {
+        switch version {
+        case .http1_1: "HTTP/1.1"
+        case .http2: "HTTP/2.0"
+        default: "HTTP/\(version.major).\(version.minor)"
+        }
     }
 
     /// The request to send next if `response` redirects, with the method rules browsers and

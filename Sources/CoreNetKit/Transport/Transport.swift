@@ -116,9 +116,10 @@ public struct TransportEvents: Sendable {
         driver.timedEvent { machine, now in machine.sending(now: now) }
     }
 
-    /// The final response head arrived (after redirects and any `1xx`).
-    public func head(statusCode: Int, headers: HTTPHeaders, url: URL?) {
-        let head = ExchangeHead(statusCode: statusCode, headers: headers, url: url)
+    /// The final response head arrived (after redirects and any `1xx`); `httpVersion` is the
+    /// protocol it came in (``TransportResponse/httpVersion``), `nil` when the transport cannot tell.
+    public func head(statusCode: Int, headers: HTTPHeaders, url: URL?, httpVersion: String? = nil) {
+        let head = ExchangeHead(statusCode: statusCode, headers: headers, url: url, httpVersion: httpVersion)
         driver.timedEvent { machine, now in machine.receivedHead(head, now: now) }
     }
 
@@ -234,18 +235,27 @@ public struct TransportResponse: Sendable {
     public var body: ResponseBody
     /// The final URL after redirects.
     public var url: URL?
+    /// The protocol the response came in, as an HTTP Archive writes it (`HTTP/1.1`, `HTTP/2.0`);
+    /// `nil` when the transport cannot tell (``URLSessionTransport``: Foundation does not say).
+    public var httpVersion: String?
 
     /// Creates a response whose body is pulled from `body`.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: ResponseBody, url: URL? = nil) {
+    public init(
+        statusCode: Int, headers: HTTPHeaders = [:], body: ResponseBody, url: URL? = nil, httpVersion: String? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
+        self.httpVersion = httpVersion
     }
 
     /// Creates a response whose body is the bytes `body`.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
-        self.init(statusCode: statusCode, headers: headers, body: ResponseBody(body), url: url)
+    public init(
+        statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil, httpVersion: String? = nil
+    ) {
+        self.init(
+            statusCode: statusCode, headers: headers, body: ResponseBody(body), url: url, httpVersion: httpVersion)
     }
 
     /// The length the body has after the transport's decoding: `Content-Length` when there is

@@ -169,6 +169,26 @@ import FoundationNetworking
         }
     }
 
+    #if AsyncHTTPClient
+    /// An entry gives the version the response came in: HTTP/2 where ALPN chose it, HTTP/1.1
+    /// where the client offered only that.
+    @Test(arguments: [false, true]) func anEntryGivesTheHTTPVersionTheResponseCameIn(http1Only: Bool) async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTLSTestServer(testPKI.valid) { server in
+                let file = directory.appendingPathComponent("version.har")
+                let recorder = try HARRecorder(file: file)
+                let transport = try trustTransport(try trustingTestAuthority(), http1Only: http1Only)
+                _ = try await fetchJSON("/users/1", on: server, through: transport) { $0.monitors = [recorder] }.get()
+                recorder.close()
+
+                let entry = try #require(try HTTPArchive(contentsOf: file).log.entries.first)
+                #expect(entry.response.httpVersion == (http1Only ? "HTTP/1.1" : "HTTP/2.0"))
+                #expect(entry.request.httpVersion == entry.response.httpVersion)
+            }
+        }
+    }
+    #endif
+
     /// Runs ``runEveryKind(_:_:)`` with a HARRecorder writing `file` (bodies cut at 512 bytes),
     /// and `also` beside it, a cache in `cache`; closes the recorder.
     static func recordEveryKind(
