@@ -113,3 +113,153 @@ public struct ServerResponse: Sendable {
 extension UInt8 {
     var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 }
+
+/// A model for responses without a body (`204 No Content`, `HEAD`).
+public struct EmptyResponse: Decodable, Sendable, Hashable {
+    /// Creates the empty model.
+    public init() {}
+}
+
+/// A model that stands for an empty body; the default mapping returns ``empty`` when the body
+/// is empty or the status is 204.
+public protocol EmptyResponseRepresentable {
+    /// The model of an empty body.
+    static var empty: Self { get }
+}
+
+extension EmptyResponse: EmptyResponseRepresentable {
+    public static var empty: EmptyResponse { EmptyResponse() }
+}
+
+/// The default mapping of a response body to a model.
+enum ModelDecoding {
+    static let keyPathKey = CodingUserInfoKey(rawValue: "CoreNetKit.keyPath")!
+
+    static func decode<Model>(
+        _ type: Model.Type, from response: ServerResponse, keyPath: String?,
+        decoder: JSONDecoder
+    ) throws -> Model {
+        if let fileURL = response.downloadedFileURL {
+            if Model.self == DownloadedFile.self { return try DownloadedFile(fileURL, response: response) as! Model }
+            if Model.self == URL.self { return fileURL as! Model }
+        } else if Model.self == DownloadedFile.self {
+            throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the request has no downloadDestination")
+        }
+        let data = response.data
+        // The body first (usually its first byte ends the check), the conformance only for an
+        // empty one: a conformance check is a run-time lookup, and most models have a body.
+        if response.statusCode == 204 || data.withUnsafeBytes({ $0.allSatisfy(\.isWhitespaceByte) }),
+            let empty = Model.self as? any EmptyResponseRepresentable.Type
+        {
+            return empty.empty as! Model  // safe: `empty` is `Model.Type`
+        }
+        if Model.self == Data.self { return data as! Model }
+        if Model.self == String.self, !(response.headers["Content-Type"] ?? "").contains("json") {
+            return String(decoding: data, as: UTF8.self) as! Model
+        }
+        guard let decodable = Model.self as? any Decodable.Type else {
+            throw BaseServerError.cantMapping(
+                keyPath: keyPath ?? "<root>",
+                reason: "\(Model.self) is not Decodable; override handle(serverResponse:)")
+        }
+        if data.isEmpty {
+            throw BaseServerError.cantMapping(keyPath: keyPath ?? "<root>", reason: "the body is empty")
+        }
+        do {
+            return try decodeValue(decodable, as: Model.self, data: data, keyPath: keyPath, decoder: decoder)
+        } catch let error as DecodingError {
+            throw mappingError(error, keyPath: keyPath)
+        }
+    }
+
+    /// Decodes `T`, which is `Model`, and returns it as `Model`: a cast between one type and
+    /// itself, where returning `T` through the opened existential boxed the value and cast it back.
+    private static func decodeValue<T: Decodable, Model>(
+        _ type: T.Type, as model: Model.Type, data: Data, keyPath: String?,
+        decoder: JSONDecoder
+    ) throws -> Model {
+        guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) as! Model }
+        return try decodeValue(type, data: data, under: keyPath, decoder: decoder) as! Model
+    }
+
+    /// `decodeValue(_:data:keyPath:decoder:)` under a key path: out of line, so a request
+    /// without one never looks up the `KeyPathDecoded<T>` type.
+    @inline(never)
+    private static func decodeValue<T: Decodable>(
+        _ type: T.Type, data: Data, under keyPath: String, decoder: JSONDecoder
+    ) throws -> T {
+        let keyed = JSONDecoder()
+        keyed.dateDecodingStrategy = decoder.dateDecodingStrategy
+        keyed.dataDecodingStrategy = decoder.dataDecodingStrategy
+        keyed.keyDecodingStrategy = decoder.keyDecodingStrategy
+        keyed.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
+        keyed.userInfo = decoder.userInfo
+        keyed.userInfo[keyPathKey] = keyPath.split(separator: ".").map(String.init)
+        return try keyed.decode(KeyPathDecoded<T>.self, from: data).value
+    }
+
+    private static func mappingError(_ error: DecodingError, keyPath: String?) -> BaseServerError {
+        let requested = keyPath ?? "<root>"
+        switch error {
+        case .keyNotFound(let key, let context):
+            let path = render(context.codingPath + [key])
+            return .cantMapping(
+                keyPath: path, reason: "the key \"\(key.stringValue)\" is missing (reading \"\(requested)\")",
+                underlying: error)
+        case .typeMismatch(let type, let context):
+            return .cantMapping(
+                keyPath: render(context.codingPath, or: requested),
+                reason: "expected \(type): \(context.debugDescription)", underlying: error)
+        case .valueNotFound(let type, let context):
+            return .cantMapping(
+                keyPath: render(context.codingPath, or: requested),
+                reason: "expected \(type) but found null", underlying: error)
+        case .dataCorrupted(let context):
+            let reason = context.codingPath.isEmpty ? "the body is not valid JSON" : context.debugDescription
+            return .cantMapping(keyPath: render(context.codingPath, or: requested), reason: reason, underlying: error)
+        @unknown default:
+            return .cantMapping(keyPath: requested, reason: "\(error)", underlying: error)
+        }
+    }
+
+    /// A coding path as `response.items[2].name`.
+    static func render(_ path: [any CodingKey], or fallback: String = "<root>") -> String {
+        guard !path.isEmpty else { return fallback }
+        var result = ""
+        for key in path {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                if !result.isEmpty { result += "." }
+                result += key.stringValue
+            }
+        }
+        return result
+    }
+}
+
+/// Decodes `Value` under the key path in the decoder's user info, in one pass over the body.
+private struct KeyPathDecoded<Value: Decodable>: Decodable {
+    let value: Value
+
+    init(from decoder: any Decoder) throws {
+        let path = decoder.userInfo[ModelDecoding.keyPathKey] as? [String] ?? []
+        guard let last = path.last else {
+            value = try Value(from: decoder)
+            return
+        }
+        var container = try decoder.container(keyedBy: PathKey.self)
+        for component in path.dropLast() {
+            container = try container.nestedContainer(keyedBy: PathKey.self, forKey: PathKey(component))
+        }
+        value = try container.decode(Value.self, forKey: PathKey(last))
+    }
+}
+
+private struct PathKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
