@@ -96,8 +96,8 @@ public protocol TransportExchange: Sendable {
 }
 
 /// Where a transport reports what happens to one exchange: from any thread, one event at a
-/// time, in order — ``head(statusCode:headers:url:)``, then ``chunk(_:)`` for each piece of the
-/// body, then ``end()`` or ``fail(_:)`` (which may also come instead of the head).
+/// time, in order — ``head(statusCode:headers:url:httpVersion:)``, then ``chunk(_:)`` for each
+/// piece of the body, then ``end()`` or ``fail(_:)`` (which may also come instead of the head).
 ///
 /// Events after the end, a failure or a cancellation are ignored; a chunk before the head
 /// fails the exchange. A transport that keeps requests in a queue of its own before sending
