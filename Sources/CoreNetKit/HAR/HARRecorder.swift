@@ -36,7 +36,7 @@ public final class HARRecorder: NetworkEventMonitor {
     public var exchangeBodyLimit: Int? { bodyLimit }
     private let bodyLimit: Int
     /// What follows the last entry: the entries' closing bracket and the rest of the log.
-    private let closing: Data
+    private let closing: [UInt8]
     private let state: Locked<State>
 
     private struct State {
@@ -65,7 +65,7 @@ public final class HARRecorder: NetworkEventMonitor {
             throw BaseServerError(code: .fileAccess, message: "could not lay out the HAR header")
         }
         let header = empty[..<(range.upperBound - 1)]
-        self.closing = Data("\n]".utf8) + empty[range.upperBound...] + Data("\n".utf8)
+        self.closing = Array("\n]".utf8) + empty[range.upperBound...] + Array("\n".utf8)
         let handle: FileHandle
         do {
             try (header + closing).write(to: file)
@@ -84,7 +84,7 @@ public final class HARRecorder: NetworkEventMonitor {
 
     public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
         do {
-            try append(Data(HARWriter.encode(HTTPArchive.Entry(exchange, requestId: request.id))))
+            try append(HARWriter.encode(HTTPArchive.Entry(exchange, requestId: request.id)))
         } catch {
             state.withLock { $0.error = $0.error ?? error }
         }
@@ -104,13 +104,20 @@ public final class HARRecorder: NetworkEventMonitor {
 
     /// Writes the entry `text` after the last one, with the closing text after it: one write,
     /// so the file is never left without its brackets.
-    private func append(_ text: Data) throws {
+    private func append(_ text: [UInt8]) throws {
         try state.withLock { state in
             guard let handle = state.handle, state.error == nil else { return }
-            let written = Data((state.count == 0 ? "\n" : ",\n").utf8) + text
-            try handle.seek(toOffset: state.entriesEnd)
-            try handle.write(contentsOf: written + closing)
-            state.entriesEnd += UInt64(written.count)
+            var bytes = Array((state.count == 0 ? "\n" : ",\n").utf8)
+            bytes.reserveCapacity(bytes.count + text.count + closing.count)
+            bytes += text
+            let entriesEnd = state.entriesEnd + UInt64(bytes.count)
+            bytes += closing
+            let failure = writeAll(bytes, to: handle.fileDescriptor, at: Int(state.entriesEnd))
+            guard failure == 0 else {
+                throw BaseServerError(
+                    code: .fileAccess, message: "could not write \(file.path): \(String(cString: strerror(failure)))")
+            }
+            state.entriesEnd = entriesEnd
             state.count += 1
         }
     }

@@ -161,7 +161,50 @@ struct HARWriter {
 
     private mutating func field(_ name: StaticString, _ value: Double?) {
         guard let value else { return }
-        field(name, literal: value == value.rounded() ? String(Int(value)) : String(value))
+        key(name)
+        number(value)
+        empty = false
+    }
+
+    /// `value` as a JSON number. Sizes and statuses are whole, and times are milliseconds to the
+    /// microsecond: those are written digit by digit, which reads back as the same `Double`
+    /// (both are the one nearest the decimal); anything else as Swift prints it.
+    private mutating func number(_ value: Double) {
+        let thousandths = (value * 1000).rounded()
+        guard abs(thousandths) < 1e15, thousandths / 1000 == value else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        if thousandths < 0 { bytes.append(UInt8(ascii: "-")) }
+        let scaled = Int(abs(thousandths))
+        digits(scaled / 1000)
+        guard scaled % 1000 != 0 else { return }
+        bytes.append(UInt8(ascii: "."))
+        var fraction = scaled % 1000
+        var places = 3
+        while fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        digits(fraction, count: places)
+    }
+
+    /// The decimal digits of `value` (not negative, below 10¹⁵), padded with zeros to `count`.
+    private mutating func digits(_ value: Int, count: Int = 1) {
+        var length = 1
+        var power = 10
+        while power <= value {
+            length += 1
+            power *= 10
+        }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(length, count)))
+        var rest = value
+        var at = bytes.count - 1
+        while rest > 0 {
+            bytes[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            at -= 1
+        }
     }
 
     private mutating func field(_ name: StaticString, literal: String) {
@@ -171,14 +214,13 @@ struct HARWriter {
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped. The escapes
-    /// are counted first, and the string is written in one piece into room made for it: a body
-    /// has a quote every few bytes, and appending the runs between them one by one cost more
-    /// than the bytes themselves.
+    /// are counted first, eight bytes at a time, and the string is written in one piece into
+    /// room made for it: a body has a quote every few bytes, and appending the runs between them
+    /// one by one cost more than the bytes themselves.
     private mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            var escapes = 0
-            for byte in utf8 where Self.escapes(byte) { escapes += 1 }
+            let escapes = Self.escapeCount(utf8)
             guard escapes > 0 else {
                 bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)
@@ -186,9 +228,10 @@ struct HARWriter {
                 return
             }
             let start = bytes.count
-            // An escape is two bytes, a control character's six.
-            bytes.append(contentsOf: repeatElement(0, count: utf8.count + escapes * 5 + 2))
-            let end = Self.write(utf8, into: &bytes, at: start)
+            // An escape is two bytes, a control character's six; seven more let the last
+            // bytes be copied eight at a time too.
+            bytes.append(contentsOf: repeatElement(0, count: utf8.count + escapes * 5 + 2 + 7))
+            let end = bytes.withUnsafeMutableBufferPointer { Self.write(utf8, into: $0, at: start) }
             bytes.removeLast(bytes.count - end)
         }
     }
@@ -197,37 +240,90 @@ struct HARWriter {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
-    /// Writes `utf8` quoted and escaped into `out` from `start`; returns where it ended.
+    /// `0x80` in each byte of `word` (read little-endian) that a JSON string escapes, `0` in the
+    /// others: a control character has its top three bits zero, a quote or a backslash is zero
+    /// after an exclusive or with itself.
+    private static func escapedBytes(_ word: UInt64) -> UInt64 {
+        zeroBytes(word & 0xE0E0_E0E0_E0E0_E0E0) | zeroBytes(word ^ 0x2222_2222_2222_2222)
+            | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+    }
+
+    /// `0x80` in each byte of `word` that is zero, and nothing else: adding `0x7F` to the low
+    /// seven bits sets the top one unless they are all zero, and no byte carries into the next.
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((word & low) &+ low) | word | low)
+    }
+
+    /// How many bytes of `utf8` a JSON string escapes, eight at a time.
+    static func escapeCount(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        let words = UnsafeRawBufferPointer(utf8)
+        var count = 0
+        var index = 0
+        while index + 8 <= words.count {
+            // One bit a byte found, summed into the top byte by a multiplication.
+            let found = escapedBytes(UInt64(littleEndian: words.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            count += Int(((found >> 7) &* 0x0101_0101_0101_0101) >> 56)
+            index += 8
+        }
+        for byte in utf8[index...] where escapes(byte) { count += 1 }
+        return count
+    }
+
+    /// Writes `utf8` quoted and escaped into `out` from `start`; returns where it ended. Eight
+    /// bytes are copied at a time, and the copy goes on from the first of them to escape.
     private static func write(
-        _ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], at start: Int
+        _ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int
     ) -> Int {
+        let input = UnsafeRawBufferPointer(utf8)
+        let output = UnsafeMutableRawBufferPointer(out)
         var at = start
-        out[at] = UInt8(ascii: "\"")
+        output[at] = UInt8(ascii: "\"")
         at += 1
-        for byte in utf8 {
-            guard escapes(byte) else {
-                out[at] = byte
-                at += 1
+        var index = 0
+        while index + 8 <= input.count, at + 8 <= output.count {
+            let word = input.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            output.storeBytes(of: word, toByteOffset: at, as: UInt64.self)
+            let escaped = escapedBytes(UInt64(littleEndian: word))
+            guard escaped != 0 else {
+                index += 8
+                at += 8
                 continue
             }
-            out[at] = UInt8(ascii: "\\")
-            switch byte {
-            case UInt8(ascii: "\n"): out[at + 1] = UInt8(ascii: "n")
-            case UInt8(ascii: "\r"): out[at + 1] = UInt8(ascii: "r")
-            case UInt8(ascii: "\t"): out[at + 1] = UInt8(ascii: "t")
-            case 0..<0x20:
-                let hex: StaticString = "0123456789abcdef"
-                out[at + 1] = UInt8(ascii: "u")
-                out[at + 2] = UInt8(ascii: "0")
-                out[at + 3] = UInt8(ascii: "0")
-                out[at + 4] = hex.utf8Start[Int(byte >> 4)]
-                out[at + 5] = hex.utf8Start[Int(byte & 0xF)]
-                at += 4
-            default: out[at + 1] = byte
-            }
-            at += 2
+            let clean = escaped.trailingZeroBitCount / 8
+            at = escape(input[index + clean], into: output, at: at + clean)
+            index += clean + 1
         }
-        out[at] = UInt8(ascii: "\"")
+        for byte in input[index...] {
+            if escapes(byte) {
+                at = escape(byte, into: output, at: at)
+            } else {
+                output[at] = byte
+                at += 1
+            }
+        }
+        output[at] = UInt8(ascii: "\"")
         return at + 1
+    }
+
+    /// Writes the escape of `byte` at `at`; returns where it ended.
+    @inline(__always)
+    private static func escape(_ byte: UInt8, into output: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+        output[at] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output[at + 1] = byte
+        case UInt8(ascii: "\n"): output[at + 1] = UInt8(ascii: "n")
+        case UInt8(ascii: "\r"): output[at + 1] = UInt8(ascii: "r")
+        case UInt8(ascii: "\t"): output[at + 1] = UInt8(ascii: "t")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            output[at + 1] = UInt8(ascii: "u")
+            output[at + 2] = UInt8(ascii: "0")
+            output[at + 3] = UInt8(ascii: "0")
+            output[at + 4] = hex.utf8Start[Int(byte >> 4)]
+            output[at + 5] = hex.utf8Start[Int(byte & 0xF)]
+            return at + 6
+        }
+        return at + 2
     }
 }

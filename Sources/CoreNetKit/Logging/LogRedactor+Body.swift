@@ -214,45 +214,52 @@ extension LogRedactor {
     /// the body holds `token`, `key`, `password`, `secret`, `sig`, `authorization` or `cookie` in
     /// any case, or an escape (`\u` in JSON, `%` in a form) that could spell one.
     static func mayNameSecret(_ body: Data) -> Bool {
-        body.withUnsafeBytes { bytes in
-            /// Whether `word` (lowercase) starts at `index`, in any case.
-            func spells(_ word: StaticString, at index: Int) -> Bool {
-                guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
-                for offset in 1..<word.utf8CodeUnitCount where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
-                    return false
-                }
-                return true
-            }
-            /// The byte after `index`, lowercased: most letters that start a word here are not
-            /// followed by its second one, and then the word is not looked at.
-            func second(_ index: Int) -> UInt8 { index + 1 < bytes.count ? bytes[index + 1] | 0x20 : 0 }
-            for index in bytes.indices {
-                // `| 0x20` lowercases an ASCII letter, and turns no other byte into one.
-                switch bytes[index] | 0x20 {
-                case UInt8(ascii: "t"):
-                    if second(index) == UInt8(ascii: "o"), spells("token", at: index) { return true }
-                case UInt8(ascii: "k"): if second(index) == UInt8(ascii: "e"), spells("key", at: index) { return true }
-                case UInt8(ascii: "p"):
-                    if second(index) == UInt8(ascii: "a"), spells("password", at: index) { return true }
-                case UInt8(ascii: "s"):
-                    let next = second(index)
-                    if next == UInt8(ascii: "e"), spells("secret", at: index) { return true }
-                    if next == UInt8(ascii: "i"), spells("sig", at: index) { return true }
-                case UInt8(ascii: "a"):
-                    if second(index) == UInt8(ascii: "u"), spells("authorization", at: index) { return true }
-                case UInt8(ascii: "c"):
-                    if second(index) == UInt8(ascii: "o"), spells("cookie", at: index) { return true }
-                case UInt8(ascii: "%"): return true
-                case UInt8(ascii: "|"):
-                    if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count,
-                        bytes[index + 1] == UInt8(ascii: "u")
-                    {
-                        return true
+        Self.secretWordStarts.withUnsafeBufferPointer { starts in
+            body.withUnsafeBytes { bytes in
+                /// Whether `word` (lowercase) starts at `index`, in any case: `| 0x20` lowercases
+                /// an ASCII letter, and turns no other byte into one.
+                func spells(_ word: StaticString, at index: Int) -> Bool {
+                    guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
+                    for offset in 1..<word.utf8CodeUnitCount
+                    where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
+                        return false
                     }
-                default: break
+                    return true
                 }
+                var index = 0
+                while index < bytes.count {
+                    // Most bytes start no word: one look in the table passes them.
+                    let start = starts[Int(bytes[index])]
+                    index += 1
+                    guard start != 0 else { continue }
+                    // Most of those that do are not followed by the word's second letter.
+                    let second = index < bytes.count ? bytes[index] | 0x20 : 0
+                    switch start {
+                    case UInt8(ascii: "t"):
+                        if second == UInt8(ascii: "o"), spells("token", at: index - 1) { return true }
+                    case UInt8(ascii: "k"): if second == UInt8(ascii: "e"), spells("key", at: index - 1) { return true }
+                    case UInt8(ascii: "p"):
+                        if second == UInt8(ascii: "a"), spells("password", at: index - 1) { return true }
+                    case UInt8(ascii: "s"):
+                        if second == UInt8(ascii: "e"), spells("secret", at: index - 1) { return true }
+                        if second == UInt8(ascii: "i"), spells("sig", at: index - 1) { return true }
+                    case UInt8(ascii: "a"):
+                        if second == UInt8(ascii: "u"), spells("authorization", at: index - 1) { return true }
+                    case UInt8(ascii: "c"):
+                        if second == UInt8(ascii: "o"), spells("cookie", at: index - 1) { return true }
+                    case UInt8(ascii: "%"): return true
+                    default: if second == UInt8(ascii: "u") { return true }  // a backslash: `\u`
+                    }
+                }
+                return false
             }
-            return false
         }
+    }
+
+    /// For each byte, where ``mayNameSecret(_:)`` looks further: a letter that starts one of
+    /// its words, in lowercase; `%`; a backslash. `0` for any other byte.
+    private static let secretWordStarts: [UInt8] = (0...255).map { byte in
+        let lowered = UInt8((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+        return "tkpsac%\\".utf8.contains(lowered) ? lowered : 0
     }
 }

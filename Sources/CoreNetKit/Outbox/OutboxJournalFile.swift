@@ -48,23 +48,9 @@ final class OutboxJournalFile {
     func append(_ bytes: [UInt8], sync: Bool = true) throws {
         guard !bytes.isEmpty else { return }
         let start = length
-        var failure: Int32 = 0
-        let written = bytes.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let count = pwrite(fd, base + offset, buffer.count - offset, off_t(start + offset))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        guard written, !sync || fsync(fd) == 0 else {
-            if failure == 0 { failure = errno }
+        let failure = writeAll(bytes, to: fd, at: start)
+        guard failure == 0, !sync || fsync(fd) == 0 else {
+            let failure = failure == 0 ? errno : failure
             _ = ftruncate(fd, off_t(start))
             throw Self.failure("cannot write the outbox journal \(path)", errno: failure)
         }

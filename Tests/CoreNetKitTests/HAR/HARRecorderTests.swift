@@ -309,3 +309,46 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
         #expect(entry.request.postData?.text.contains("\"password\":\"<redacted>\"") == true)
     }
 }
+
+/// The writer's JSON strings and numbers, eight bytes at a time, against what `JSONSerialization`
+/// reads back: every escape at every place in a word, and at the ends.
+@Suite struct HARWriterEscapingTests {
+    @Test(arguments: ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", "é", "✓", "¢", "\u{71C}"])
+    func aStringReadsBackWithTheCharacterAtEveryPlace(_ special: String) throws {
+        for length in 0...20 {
+            for place in 0...length {
+                let text =
+                    String(repeating: "a", count: place) + special + String(repeating: "b", count: length - place)
+                #expect(try Self.roundTrip(text) == text, "\(length) \(place)")
+            }
+        }
+        let dense = String(repeating: special + "x", count: 40) + String(repeating: special, count: 17)
+        #expect(try Self.roundTrip(dense) == dense)
+    }
+
+    @Test func timesAndSizesReadBackAsTheSameNumbers() throws {
+        for value in [0, -1, 1, 7, 200, 1115, 0.001, 0.016, 36.383, 1234.5, 99_999.999, 0.1 + 0.2, 1e20, -3.25] {
+            var entry = try Self.entry(text: "x")
+            entry.time = value
+            let decoded = try JSONDecoder().decode(HTTPArchive.Entry.self, from: Data(HARWriter.encode(entry)))
+            #expect(decoded.time == value)
+        }
+    }
+
+    private static func roundTrip(_ text: String) throws -> String? {
+        let written = HARWriter.encode(try entry(text: text))
+        let object = try JSONSerialization.jsonObject(with: Data(written)) as? [String: Any]
+        let response = object?["response"] as? [String: Any]
+        return (response?["content"] as? [String: Any])?["text"] as? String
+    }
+
+    private static func entry(text: String) throws -> HTTPArchive.Entry {
+        let exchange = MonitoredExchange(
+            cachedAnswer: ServerResponse(
+                statusCode: 200, headers: ["Content-Type": "text/plain"], data: Data(text.utf8),
+                transportRequest: TransportRequest(method: .get, url: try #require(URL(string: "https://example.com/")))
+            ),
+            at: Date(timeIntervalSince1970: 1_790_000_000), bodyLimit: 1 << 20)
+        return HTTPArchive.Entry(exchange, requestId: nil)
+    }
+}

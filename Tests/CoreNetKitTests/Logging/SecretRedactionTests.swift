@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    /// The pre-test that lets a body with no secret-like name skip parsing, against the plain
+    /// definition: the body, ASCII letters lowercased, holds one of the words, `%` or `\u`.
+    @Test func aBodyMayNameASecretExactlyWhenItHoldsOneOfTheWords() {
+        let words = ["token", "key", "password", "secret", "sig", "authorization", "cookie", "%", "\\u"]
+        let pieces =
+            words + ["to", "ke", "pass", "se", "si", "au", "co", "T", "K", "P", "S", "A", "C", "\\", "x", "é", "\""]
+        // Every three pieces in a row, in lower case and, every other time, upper case.
+        for (index, triple) in pieces.flatMap({ a in pieces.flatMap { b in pieces.map { [a, b, $0] } } }).enumerated() {
+            let text = index % 2 == 0 ? triple.joined() : triple.joined().uppercased()
+            let lowered = String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let expected = words.contains { lowered.contains($0) }
+            if LogRedactor.mayNameSecret(Data(text.utf8)) != expected {
+                Issue.record("\(text): expected \(expected)")
+                return
+            }
+        }
+    }
+
     @Test func formBodyFieldsWithSecretNamesAreRedacted() {
         let body = Data("username=ada&password=p%40ss&access_token=abc&user%5Bpassword%5D=x&page=2".utf8)
 
