@@ -44,6 +44,16 @@ func registerRecordingBenchmarks() {
             recorder.close()
         }
     }
+    // The same configuration on both sides: how far from 1.000 the pairing itself reads.
+    Benchmark("Recording c8: no monitor / no monitor (URLSessionTransport)", configuration: configuration) {
+        benchmark in
+        let plain = benchConfiguration(transport: URLSessionTransport())
+        let baseURL = try await Fixture.baseURL()
+        try await runPaired(
+            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+            raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
+            kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) })
+    }
     Benchmark("Recording c8: silent monitor / no monitor (URLSessionTransport)", configuration: configuration) {
         benchmark in
         let plain = benchConfiguration(transport: URLSessionTransport())
