@@ -64,7 +64,8 @@ public protocol Interceptor: Sendable {
 ///
 /// A stage may keep the chain and call ``proceed(_:)`` from a Task of its own after the request
 /// ended (the cache stage's revalidation in the background): that call is not cancelled with the
-/// request, reports no progress, and the monitors hear nothing of it after the request's end.
+/// request, reports no progress, and of the monitors only those that record exchanges hear of
+/// it: each exchange it makes, marked MonitoredExchange/isAfterRequestEnded.
 public struct InterceptorChain: Sendable {
     private let exchange: Exchange
     private let index: Int

@@ -28,7 +28,8 @@ extension HTTPArchive.Entry {
             cache: HTTPArchive.Cache(comment: exchange.isFromCache ? "answered from the cache" : nil),
             timings: HTTPArchive.Timings(
                 blocked: blocked, dns: -1, connect: -1, send: 0, wait: wait, receive: receive, ssl: -1),
-            comment: nil, requestId: requestId, attempt: exchange.isFromCache ? nil : exchange.attempt,
+            comment: exchange.isAfterRequestEnded ? "after the request ended (a background revalidation)" : nil,
+            requestId: requestId, attempt: exchange.isFromCache ? nil : exchange.attempt,
             fromCache: exchange.isFromCache ? "disk" : nil,
             error: exchange.error.map { "\($0.code)" })
     }

@@ -61,6 +61,11 @@ public struct MonitoredExchange: Sendable {
     public let error: BaseServerError?
     /// Whether the cache answered (no exchange took place).
     public let isFromCache: Bool
+    /// Whether the request had already ended when this exchange did: one a stage started in the
+    /// background after the request was answered, such as the cache stage's revalidation of a
+    /// stale entry (`stale-while-revalidate`). It reaches the monitor after
+    /// NetworkEventMonitor/request(_:didFinish:).
+    public let isAfterRequestEnded: Bool
     /// From the handover to the exchange to the handover to the transport (encoding, cookies).
     public let blocked: Duration
     /// From the handover to the transport to the response's head (as the pipeline saw it: a
@@ -94,6 +99,7 @@ public struct MonitoredExchange: Sendable {
         var wait: Duration
         var receive: Duration
         var isFromCache = false
+        var isAfterRequestEnded = false
     }
 
     /// `record` redacted, its bodies cut at `bodyLimit` bytes.
@@ -120,6 +126,7 @@ public struct MonitoredExchange: Sendable {
         self.redirectedTo = received?.url.flatMap { $0 == sent.url ? nil : LogRedactor.redact(url: $0) }
         self.error = record.error
         self.isFromCache = record.isFromCache
+        self.isAfterRequestEnded = record.isAfterRequestEnded
         self.blocked = record.blocked
         self.wait = record.wait
         self.receive = record.receive

@@ -78,7 +78,9 @@ public protocol NetworkEventMonitor: Sendable {
     /// An attempt ended with a response or a failure, or the cache answered: its request and
     /// response as they went on the wire, redacted, with their bodies. Only for a monitor whose
     /// ``exchangeBodyLimit`` is set; once per attempt (after request(_:didReceive:) or
-    /// request(_:didFailAttemptWith:)) and once per answer of the cache.
+    /// request(_:didFailAttemptWith:)) and once per answer of the cache. An exchange a stage
+    /// makes in the background after the request ended (the cache's revalidation of a stale
+    /// entry) comes after request(_:didFinish:), marked MonitoredExchange/isAfterRequestEnded.
     func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange)
 }
 

@@ -91,7 +91,7 @@ final class RequestMonitoring: Sendable {
     }
 
     /// Hands `event`, and the events held before it, to every monitor on its queue; never waits
-    /// for them. Nothing after the request's end.
+    /// for them. Nothing after the request's end but exchanges (``exchanged(_:)``).
     func emit(_ event: @escaping Event) {
         let batch = state.withLock { state -> [(event: Event, request: MonitoredRequest)] in
             guard !state.finished else { return [] }
@@ -113,18 +113,35 @@ final class RequestMonitoring: Sendable {
     }
 
     /// Holds the exchange `record` for the monitors that record exchanges, each redacted and cut
-    /// at its own limit on its own queue.
+    /// at its own limit on its own queue. After the request's end (a stage's work in the
+    /// background) it goes to them at once, marked: what went on the wire is recorded whenever
+    /// it went.
     func exchanged(_ record: MonitoredExchange.Record) {
-        hold { monitor, request in
-            guard let limit = monitor.exchangeBodyLimit else { return }
-            monitor.request(request, didExchange: MonitoredExchange(record, bodyLimit: limit))
+        func event(_ record: MonitoredExchange.Record) -> Event {
+            { monitor, request in
+                guard let limit = monitor.exchangeBodyLimit else { return }
+                monitor.request(request, didExchange: MonitoredExchange(record, bodyLimit: limit))
+            }
         }
+        let ended = state.withLock { state -> MonitoredRequest? in
+            guard state.finished else {
+                state.held.append((event(record), state.request))
+                return nil
+            }
+            return state.request
+        }
+        guard let ended else { return }
+        var late = record
+        late.isAfterRequestEnded = true
+        deliver([(event(late), ended)], to: monitors.filter { $0.exchangeBodyLimit != nil })
     }
 
     /// One `async` per monitor for the whole `batch`, which its queue runs in order.
-    private func deliver(_ batch: [(event: Event, request: MonitoredRequest)]) {
+    private func deliver(
+        _ batch: [(event: Event, request: MonitoredRequest)], to monitors: [any NetworkEventMonitor]? = nil
+    ) {
         guard !batch.isEmpty else { return }
-        for monitor in monitors {
+        for monitor in monitors ?? self.monitors {
             monitor.queue.async {
                 for item in batch { item.event(monitor, item.request) }
             }

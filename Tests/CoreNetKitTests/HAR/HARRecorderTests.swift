@@ -145,6 +145,37 @@ import FoundationNetworking
         }
     }
 
+    @Test func aBackgroundRevalidationIsAnEntryAfterTheRequestEndedMarkedAsSuch() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("swr.har")
+                let recorder = try HARRecorder(file: file)
+                let clock = wallClock()
+                let adapter = SaveSignalingAdapter(
+                    DiskCacheAdapter(directory: directory.appendingPathComponent("cache")))
+                var configuration = freshnessConfiguration(adapter, clock: clock)
+                configuration.monitors = [recorder]
+                let request = server.request(
+                    "/cache/fresh/har-swr?cc=max-age%3D10,stale-while-revalidate%3D100&etag=1", .cacheIfFreshElseServer)
+                _ = try await request.perform(Counter.self, configuration).log.success()
+                clock.advance(by: .seconds(20))
+                server.bumpFreshVersion("har-swr")  // the revalidation gets a new answer, not a 304
+
+                let stale = try await request.perform(Counter.self, configuration).log.success()
+                try await adapter.waitForSavedCounter(2)  // the revalidation's exchange was handed over before
+                recorder.close()
+
+                let entries = try HTTPArchive(contentsOf: file).log.entries
+                #expect(stale.value == 1)
+                #expect(entries.map(\.fromCache) == [nil, "disk", nil])
+                #expect(entries.map(\.response.status) == [200, 200, 200])
+                #expect(entries.map { $0.comment != nil } == [false, false, true])
+                #expect(entries[2].requestId == entries[1].requestId)
+                #expect(entries[2].request.headers.contains { $0.name == "If-None-Match" })
+            }
+        }
+    }
+
     @Test func theFirstAnswerOfFirstCacheThenRefreshIsAnEntryFromTheCacheBeforeTheServers() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
