@@ -57,7 +57,13 @@ extension HTTPArchive.Request {
             headers: exchange.requestHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
             queryString: Self.queryItems(of: exchange.url),
             postData: exchange.requestBody.map { body in
-                HTTPArchive.PostData(mimeType: body.mimeType, text: body.text, comment: HTTPArchive.comment(body))
+                HTTPArchive.PostData(
+                    mimeType: body.mimeType, text: body.text,
+                    params: body.parameters?.map {
+                        HTTPArchive.Param(
+                            name: $0.name, value: $0.value, fileName: $0.fileName, contentType: $0.contentType)
+                    },
+                    comment: HTTPArchive.comment(body))
             },
             headersSize: -1, bodySize: exchange.requestBody?.size ?? 0)
     }

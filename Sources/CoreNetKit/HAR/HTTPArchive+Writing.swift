@@ -51,6 +51,15 @@ struct HARWriter {
                 writer.object { writer in
                     writer.field("mimeType", postData.mimeType)
                     writer.field("text", postData.text)
+                    if let params = postData.params {
+                        writer.array("params", params) { writer, param in
+                            writer.field("name", param.name)
+                            writer.field("value", param.value)
+                            writer.field("fileName", param.fileName)
+                            writer.field("contentType", param.contentType)
+                            writer.field("comment", param.comment)
+                        }
+                    }
                     writer.field("comment", postData.comment)
                 }
             }

@@ -199,7 +199,23 @@ public struct HTTPArchive: Codable, Sendable, Equatable {
         /// Its text (redacted; base64 when the comment says so; empty for a body streamed from a
         /// file or a sequence).
         public var text: String
+        /// The fields of a form or multipart body, redacted; `nil` for any other body.
+        public var params: [Param]? = nil
         /// A comment: `"base64"`, `"truncated"`.
+        public var comment: String?
+    }
+
+    /// A field of a form or multipart request body.
+    public struct Param: Codable, Sendable, Equatable {
+        /// The name.
+        public var name: String
+        /// The value, redacted; `nil` for a file.
+        public var value: String?
+        /// The name of the file a multipart part carries.
+        public var fileName: String?
+        /// The `Content-Type` of a multipart part.
+        public var contentType: String?
+        /// A comment.
         public var comment: String?
     }
 

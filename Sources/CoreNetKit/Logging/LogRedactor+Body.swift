@@ -116,6 +116,33 @@ extension LogRedactor {
         return text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "…" : text
     }
 
+    /// The fields of a form (`application/x-www-form-urlencoded`) or multipart `body`, decoded
+    /// and redacted as logs show them: a secret-like name's value masked, a file's content left
+    /// out (its value `nil`); `nil` for any other body.
+    static func parameters(of body: Data, contentType: String?, secrets: [String]) -> [MonitoredExchange.Parameter]? {
+        if let boundary = multipartBoundary(contentType: contentType, body: body) {
+            return multipartParts(body, boundary: boundary).map { part in
+                var value: String?
+                if let name = part.name, isSecret(name: name) {
+                    value = mask
+                } else if part.filename == nil, part.isText, let text = String(validating: part.content, as: UTF8.self)
+                {
+                    value = masking(secrets, in: text)
+                }
+                return MonitoredExchange.Parameter(
+                    name: part.name ?? "", value: value, fileName: part.filename, contentType: part.contentType)
+            }
+        }
+        guard let contentType, contentType.lowercased().contains("x-www-form-urlencoded"), body.count <= 1 << 20 else {
+            return nil
+        }
+        return formItems(String(decoding: body, as: UTF8.self)).filter { !$0.rawName.isEmpty }.map { item in
+            let name = decodeFormComponent(item.rawName)
+            let value = isSecret(name: name) ? mask : masking(secrets, in: decodeFormComponent(item.rawValue ?? ""))
+            return MonitoredExchange.Parameter(name: name, value: value, fileName: nil, contentType: nil)
+        }
+    }
+
     /// One part of a multipart body, as far as a log needs it.
     struct LoggedPart {
         var name: String?

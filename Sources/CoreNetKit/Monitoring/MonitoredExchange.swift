@@ -26,6 +26,22 @@ public struct MonitoredExchange: Sendable {
         public let isTruncated: Bool
         /// The `Content-Type`, or `application/octet-stream` when there is none.
         public let mimeType: String
+        /// The fields of a request's form or multipart body, redacted; `nil` for any other body
+        /// and for a response.
+        public internal(set) var parameters: [Parameter]? = nil
+    }
+
+    /// A field of a form or multipart request body.
+    public struct Parameter: Sendable, Equatable {
+        /// Its name.
+        public let name: String
+        /// Its value, redacted (a secret-like name's value masked); `nil` for a file or a part
+        /// that is not text.
+        public let value: String?
+        /// The name of the file a multipart part carries.
+        public let fileName: String?
+        /// The `Content-Type` of a multipart part.
+        public let contentType: String?
     }
 
     /// The attempt, from 1; 0 for an answer of the cache.
@@ -159,6 +175,7 @@ extension MonitoredExchange.Body {
         if let data = body.data {
             guard !data.isEmpty else { return nil }
             self.init(data, size: data.count, headers: headers, secrets: secrets, limit: limit)
+            parameters = LogRedactor.parameters(of: data, contentType: headers["Content-Type"], secrets: secrets)
             return
         }
         guard let length = body.length, length > 0 || body.isStream else { return nil }

@@ -23,7 +23,7 @@ import FoundationNetworking
     /// Values that must never reach the file.
     static let secrets = [
         "bearer-secret-1234", "cookie-secret-4567", "query-secret-7890", "body-secret-0123",
-        "set-cookie-secret-3456",
+        "set-cookie-secret-3456", "multipart-secret-2468", "form-secret-1357",
     ]
 
     @Test func aRunOfEveryKindOfExchangeIsRecordedAsWhatItIsWithoutSecrets() async throws {
@@ -44,7 +44,24 @@ import FoundationNetworking
                     entries.contains {
                         $0.request.url.contains("/redirect") && $0.response.redirectURL.contains("/users/2")
                     })
-                #expect(entries.contains { $0.request.postData?.mimeType.hasPrefix("multipart/form-data") == true })
+                let multipart = try #require(
+                    entries.first { $0.request.postData?.mimeType.hasPrefix("multipart/form-data") == true })
+                #expect(
+                    multipart.request.postData?.params == [
+                        HTTPArchive.Param(name: "note", value: "a note"),
+                        HTTPArchive.Param(name: "client_secret", value: LogRedactor.mask),
+                        HTTPArchive.Param(
+                            name: "file", value: nil, fileName: "a.bin", contentType: "application/octet-stream"),
+                    ])
+                let form = try #require(
+                    entries.first {
+                        $0.request.postData?.mimeType.hasPrefix("application/x-www-form-urlencoded") == true
+                    })
+                #expect(
+                    form.request.postData?.params?.sorted { $0.name < $1.name } == [
+                        HTTPArchive.Param(name: "password", value: LogRedactor.mask),
+                        HTTPArchive.Param(name: "user", value: "ada lovelace"),
+                    ])
                 let streamed = try #require(entries.first { $0.request.url.contains("/events/jsonl") })
                 #expect(streamed.response.content.comment == "truncated")
                 #expect(streamed.response.content.text?.utf8.count == 512)
@@ -248,10 +265,16 @@ import FoundationNetworking
                 parameters: .jsonObject(["name": "Ada", "password": "body-secret-0123"]))
         }.performAsync()
         var form = MultipartData()
-        form.append(Data("a note".utf8), name: "note")
+        form.append("a note", name: "note")
+        form.append("multipart-secret-2468", name: "client_secret")
         form.append(Data([0, 1, 2, 250, 251]), name: "file", filename: "a.bin", mimeType: "application/octet-stream")
         _ = try await TestRequest<JSON>(configuration: configuration) { [form] in server.post("/upload", form) }
             .performAsync()
+        _ = try await TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(
+                method: .post, baseUrl: server.baseURL, relativeUrl: "/echo",
+                parameters: .formURLEncoded(["user": "ada lovelace", "password": "form-secret-1357"]))
+        }.performAsync()
         _ = try await TestRequest<User>(configuration: configuration) { server.get("/redirect?to=/users/2") }
             .performAsync()
         _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/flaky/har?failures=1") }
