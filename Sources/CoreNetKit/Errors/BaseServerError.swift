@@ -160,13 +160,6 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         responseTooLarge(limit: Int64(limit))
     }
 
-    /// The body as text, at most 512 characters, for messages and logs.
-    var bodySnippet: String? {
-        guard let body, !body.isEmpty else { return nil }
-        let text = String(decoding: body.prefix(512), as: UTF8.self)
-        return body.count > 512 ? text + "…" : text
-    }
-
     public var description: String {
         var parts = ["BaseServerError.\(code)"]
         if let statusCode { parts.append("status \(statusCode)") }

@@ -67,8 +67,6 @@ public struct ServerRequest: Sendable {
     }
     /// Out of line, like the resume data: most requests bring none, and a policy is 112 bytes.
     private var retryBox: RetryPolicyBox?
-    /// Whether the request brings a retry policy of its own (without copying it out).
-    var hasRetryPolicy: Bool { retryBox != nil }
     /// Whether the request carries resume data (without copying it out).
     var hasResumeData: Bool { resumeBox != nil }
     /// Which attempt this is, from 1; the retry stage counts it up, and so may a stage of yours

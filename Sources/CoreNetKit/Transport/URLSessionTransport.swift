@@ -114,11 +114,9 @@ public final class URLSessionTransport: Transport {
     /// The most body bytes that wait for the pipeline to read them before the transport suspends
     /// the task (libcurl then stops reading the socket); it resumes the task when half of them
     /// were read. A few chunks that were already on their way may arrive while it suspends, so
-    /// the buffer can exceed this by about 1 MiB.
+    /// the buffer can exceed this by about 1 MiB. On Linux, where a task cannot be suspended, a
+    /// reader that falls 64 times this behind fails with `responseTooLarge` instead.
     public let bodyBufferLimit: Int
-    /// On Linux the buffer cannot pause the task; it fails at this multiple of
-    /// ``bodyBufferLimit`` (64 MiB by default).
-    static let linuxBufferMultiple = 64
 
     /// How many requests per host the transport hands to the session at once when none is
     /// given: 4 on Linux (libcurl keeps 4 stable connections and reopens them above ~5), `nil` on
