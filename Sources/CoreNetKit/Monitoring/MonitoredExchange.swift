@@ -26,8 +26,8 @@ public struct MonitoredExchange: Sendable {
         public let isTruncated: Bool
         /// The `Content-Type`, or `application/octet-stream` when there is none.
         public let mimeType: String
-        /// The fields of a request's form or multipart body, redacted; `nil` for any other body
-        /// and for a response.
+        /// The fields of a request's form or multipart body, redacted, each value cut at the
+        /// limit; `nil` for any other body and for a response.
         public internal(set) var parameters: [Parameter]? = nil
     }
 
@@ -175,7 +175,12 @@ extension MonitoredExchange.Body {
         if let data = body.data {
             guard !data.isEmpty else { return nil }
             self.init(data, size: data.count, headers: headers, secrets: secrets, limit: limit)
-            parameters = LogRedactor.parameters(of: data, contentType: headers["Content-Type"], secrets: secrets)
+            parameters = LogRedactor.parameters(of: data, contentType: headers["Content-Type"], secrets: secrets)?.map {
+                guard let value = $0.value, value.utf8.count > limit else { return $0 }
+                let cut = String(decoding: Self.completeCharacters(Data(value.utf8.prefix(limit))), as: UTF8.self)
+                return MonitoredExchange.Parameter(
+                    name: $0.name, value: cut, fileName: $0.fileName, contentType: $0.contentType)
+            }
             return
         }
         guard let length = body.length, length > 0 || body.isStream else { return nil }

@@ -406,3 +406,18 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
         return HTTPArchive.Entry(exchange, requestId: nil)
     }
 }
+
+/// The fields of a form as monitors and HAR files see them.
+@Suite struct MonitoredParametersTests {
+    @Test func aFieldLongerThanTheBodyLimitIsCutAtAWholeCharacterAndASecretIsMasked() {
+        let form = "note=" + String(repeating: "é", count: 100) + "&password=hunter2hunter2"
+        let body = MonitoredExchange.Body(
+            .data(Data(form.utf8)), headers: ["Content-Type": "application/x-www-form-urlencoded"], secrets: [],
+            limit: 11)
+        #expect(
+            body?.parameters == [
+                MonitoredExchange.Parameter(name: "note", value: "ééééé", fileName: nil, contentType: nil),
+                MonitoredExchange.Parameter(name: "password", value: LogRedactor.mask, fileName: nil, contentType: nil),
+            ])
+    }
+}
