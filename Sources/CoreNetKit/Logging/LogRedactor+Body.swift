@@ -102,14 +102,7 @@ extension LogRedactor {
             var line = "[part name=\"\(part.name ?? "")\""
             if let filename = part.filename { line += " filename=\"\(filename)\"" }
             if let type = part.contentType { line += " type=\"\(type)\"" }
-            line += "] "
-            if let name = part.name, isSecret(name: name) {
-                line += mask
-            } else if part.filename == nil, part.isText, let text = String(validating: part.content, as: UTF8.self) {
-                line += redact(body: Data(text.utf8), contentType: part.contentType, secrets: secrets)
-            } else {
-                line += "<\(part.content.count) bytes>"
-            }
+            line += "] " + (shown(part, secrets: secrets) ?? "<\(part.content.count) bytes>")
             lines.append(line)
         }
         let text = lines.joined(separator: "\n")
@@ -122,15 +115,9 @@ extension LogRedactor {
     static func parameters(of body: Data, contentType: String?, secrets: [String]) -> [MonitoredExchange.Parameter]? {
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
             return multipartParts(body, boundary: boundary).map { part in
-                var value: String?
-                if let name = part.name, isSecret(name: name) {
-                    value = mask
-                } else if part.filename == nil, part.isText, let text = String(validating: part.content, as: UTF8.self)
-                {
-                    value = masking(secrets, in: text)
-                }
-                return MonitoredExchange.Parameter(
-                    name: part.name ?? "", value: value, fileName: part.filename, contentType: part.contentType)
+                MonitoredExchange.Parameter(
+                    name: part.name ?? "", value: shown(part, secrets: secrets), fileName: part.filename,
+                    contentType: part.contentType)
             }
         }
         guard let contentType, contentType.lowercased().contains("x-www-form-urlencoded"), body.count <= 1 << 20 else {
@@ -141,6 +128,16 @@ extension LogRedactor {
             let value = isSecret(name: name) ? mask : masking(secrets, in: decodeFormComponent(item.rawValue ?? ""))
             return MonitoredExchange.Parameter(name: name, value: value, fileName: nil, contentType: nil)
         }
+    }
+
+    /// What a log shows of `part`'s content: masked when its name is secret, redacted as a body
+    /// of its own type when it is text; `nil` for a file or bytes that are not text.
+    private static func shown(_ part: LoggedPart, secrets: [String]) -> String? {
+        if let name = part.name, isSecret(name: name) { return mask }
+        guard part.filename == nil, part.isText, String(validating: part.content, as: UTF8.self) != nil else {
+            return nil
+        }
+        return redact(body: Data(part.content), contentType: part.contentType, secrets: secrets)
     }
 
     /// One part of a multipart body, as far as a log needs it.

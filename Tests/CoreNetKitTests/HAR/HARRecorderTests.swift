@@ -409,6 +409,19 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
 
 /// The fields of a form as monitors and HAR files see them.
 @Suite struct MonitoredParametersTests {
+    @Test func aJSONPartOfAMultipartBodyHasItsSecretFieldsMaskedAsInLogs() throws {
+        let body =
+            "--b\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n"
+            + #"{"password":"pw-secret-99","a":1}"# + "\r\n--b--\r\n"
+        let parameters = MonitoredExchange.Body(
+            .data(Data(body.utf8)), headers: ["Content-Type": "multipart/form-data; boundary=b"], secrets: [],
+            limit: 1000)?.parameters
+        let value = try #require(parameters?.first?.value)
+        #expect(parameters?.first?.name == "meta")
+        #expect(!value.contains("pw-secret-99"))
+        #expect(value.contains(LogRedactor.mask))
+    }
+
     @Test func aFieldLongerThanTheBodyLimitIsCutAtAWholeCharacterAndASecretIsMasked() {
         let form = "note=" + String(repeating: "é", count: 100) + "&password=hunter2hunter2"
         let body = MonitoredExchange.Body(
