@@ -214,7 +214,7 @@ extension InterceptorChain {
     func answered(_ response: ServerResponse) -> ServerResponse {
         guard isMonitored else { return response }
         let date = clock.currentDate
-        emit { monitor, request in
+        emitExchange { monitor, request in
             guard let limit = monitor.exchangeBodyLimit else { return }
             monitor.request(request, didExchange: MonitoredExchange(cachedAnswer: response, at: date, bodyLimit: limit))
         }

@@ -63,6 +63,8 @@ private struct ExchangesOnly: NetworkEventMonitor {
     let base: any NetworkEventMonitor
 
     var queue: DispatchQueue { base.queue }
+    var runsInline: Bool { base.runsInline }
+    var events: NetworkMonitorEvents { [] }
     var exchangeBodyLimit: Int? { base.exchangeBodyLimit }
 
     func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {

@@ -131,8 +131,12 @@ final class Exchange: Sendable {
         attempt.handedOver = handedOver?.date
         attempt.blocked = handedOver?.stopwatch.elapsed() ?? .zero
         monitoring.sending(to: transportRequest.url)
+        guard monitoring.wants(.attempts) else {
+            monitoring.flush()
+            return attempt
+        }
         let redacted = RequestMonitoring.redacted(transportRequest)
-        monitoring.emit { monitor, request in
+        monitoring.emit(.attempts) { monitor, request in
             monitor.request(request, didPrepare: redacted)
             monitor.request(request, willSendAttempt: number)
         }
@@ -149,7 +153,7 @@ final class Exchange: Sendable {
         let monitored = MonitoredResponse(
             statusCode: received.statusCode, bytes: Int(received.bytes), duration: response.duration,
             attempt: attempt.number)
-        monitoring.hold { monitor, request in monitor.request(request, didReceive: monitored) }
+        monitoring.hold(.attempts) { monitor, request in monitor.request(request, didReceive: monitored) }
         if let handedOver = attempt.handedOver {
             let wait = received.headAt ?? response.duration
             monitoring.exchanged(
@@ -169,7 +173,7 @@ final class Exchange: Sendable {
         if let logger = configuration.logger, let urlRequest = attempt.urlRequest {
             logger.log(NetworkLogEntry.failure(urlRequest, error: mapped, duration: duration, id: requestId))
         }
-        monitoring?.hold { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
+        monitoring?.hold(.attempts) { monitor, request in monitor.request(request, didFailAttemptWith: mapped) }
         if let monitoring, let handedOver = attempt.handedOver {
             monitoring.exchanged(
                 .init(
@@ -189,11 +193,11 @@ final class Exchange: Sendable {
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
         var streamStarted: (@Sendable (Int) -> Void)?
-        if request.responseBodyStream != nil, let monitoring {
+        if request.responseBodyStream != nil, let monitoring, monitoring.wants(.attempts) {
             streamStarted = { statusCode in
                 let head = MonitoredResponse(
                     statusCode: statusCode, bytes: 0, duration: start.elapsed(), attempt: attempt)
-                monitoring.emit { monitor, request in monitor.request(request, didStartStreaming: head) }
+                monitoring.emit(.attempts) { monitor, request in monitor.request(request, didStartStreaming: head) }
             }
         }
         let reader = BodyReader(

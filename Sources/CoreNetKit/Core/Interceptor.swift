@@ -117,15 +117,23 @@ public struct InterceptorChain: Sendable {
     /// value of an event only when it is `true`.
     public var isMonitored: Bool { exchange.monitoring != nil }
 
-    /// Hands an event to every monitor of the configuration: `event` runs once per monitor, on
-    /// that monitor's ``NetworkEventMonitor/queue``, later (this call never waits), with the request
-    /// as monitors see it (its URL redacted). Does nothing without monitors.
+    /// Hands an event to every monitor of the configuration that asks for the events of stages
+    /// (NetworkMonitorEvents/stages, in NetworkEventMonitor/events): `event` runs once per
+    /// monitor, on that monitor's ``NetworkEventMonitor/queue``, later (this call never waits), or
+    /// at once for a monitor that runs inline, with the request as monitors see it (its URL
+    /// redacted). Does nothing without monitors.
     ///
     /// ```swift
     /// next.emit { monitor, request in monitor.request(request, didUseCache: .hit) }
     /// ```
     public func emit(_ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void) {
-        exchange.monitoring?.emit(event)
+        exchange.monitoring?.emit(.stages, event)
+    }
+
+    /// Hands `event`, an exchange a stage answered without the transport, to the monitors that
+    /// record exchanges, as ``emit(_:)`` does with the events of stages.
+    func emitExchange(_ event: @escaping RequestMonitoring.Event) {
+        exchange.monitoring?.emit(.exchanges, event)
     }
 
     /// Tells the monitors that the request now looks like `request` (a stage changed its URL or

@@ -38,7 +38,7 @@ enum RequestPipeline {
             monitoring = RequestMonitoring(
                 monitors: configuration.monitors, id: requestId, request: copy serverRequest,
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
-            monitoring?.hold { monitor, request in monitor.requestDidStart(request) }
+            monitoring?.hold(.requests) { monitor, request in monitor.requestDidStart(request) }
         }
         let exchange = Exchange(
             configuration: configuration, requestId: requestId, transfer: transfer,
@@ -76,7 +76,7 @@ enum RequestPipeline {
         do {
             let clock = exchange.configuration.clock
             // Timed only for monitors: a request without them reads no clock here.
-            let decodeStart = exchange.monitoring != nil ? clock.stopwatch() : nil
+            let decodeStart = exchange.monitoring?.wants(.requests) == true ? clock.stopwatch() : nil
             let decoder = exchange.configuration.decoder
             let model: Model
             if request.mapsAsynchronously {
@@ -87,7 +87,7 @@ enum RequestPipeline {
             if let monitoring = exchange.monitoring, let decodeStart {
                 let decoding = MonitoredDecoding(
                     modelType: TypeNames.name(of: Model.self), duration: decodeStart.elapsed())
-                monitoring.hold { monitor, request in monitor.request(request, didDecode: decoding) }
+                monitoring.hold(.requests) { monitor, request in monitor.request(request, didDecode: decoding) }
             }
             return (.success(model, fromCache: response.isFromCache), response.isFromCache)
         } catch {

@@ -54,6 +54,9 @@ public final class HostMetricsMonitor: NetworkEventMonitor {
         self.queue = queue
     }
 
+    /// Only the request's end is read: no other event wakes its queue.
+    public var events: NetworkMonitorEvents { .requests }
+
     public func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {
         let host = request.host
         let failed = if case .failure = metrics.outcome { true } else { false }

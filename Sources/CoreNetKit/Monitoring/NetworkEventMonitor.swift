@@ -43,6 +43,22 @@ public protocol NetworkEventMonitor: Sendable {
     /// the monitor says otherwise.
     var queue: DispatchQueue { get }
 
+    /// Whether the methods run at once, on the thread where the request hands its events over,
+    /// instead of on ``queue``: `false` by default.
+    ///
+    /// An async to an idle queue wakes a thread, which on a busy machine costs more than a
+    /// monitor's own work. A monitor that runs inline is called on the thread the request is on
+    /// (a Task of Swift's pool or a transport's), before the request goes on, so it must return
+    /// quickly and never block or wait for another request; the events of different requests
+    /// reach it at the same time on different threads, so it guards its state itself. The events
+    /// of one request still reach it in order, each once. HARRecorder runs inline.
+    var runsInline: Bool { get }
+
+    /// The events this monitor is told of: NetworkMonitorEvents/all by default. Exchanges are
+    /// asked for with ``exchangeBodyLimit``. An event that no monitor of a configuration asks
+    /// for is not built, and a monitor is not woken for a batch that holds none of its events.
+    var events: NetworkMonitorEvents { get }
+
     /// The request was created and enters the chain.
     func requestDidStart(_ request: MonitoredRequest)
     /// The request was encoded for an attempt; `urlRequest` is what goes on the wire, with
@@ -86,6 +102,8 @@ public protocol NetworkEventMonitor: Sendable {
 
 extension NetworkEventMonitor {
     public var queue: DispatchQueue { NetworkMonitorQueue.shared }
+    public var runsInline: Bool { false }
+    public var events: NetworkMonitorEvents { .all }
     public func requestDidStart(_ request: MonitoredRequest) {}
     public func request(_ request: MonitoredRequest, didPrepare urlRequest: URLRequest) {}
     public func request(_ request: MonitoredRequest, willSendAttempt attempt: Int) {}
@@ -100,6 +118,31 @@ extension NetworkEventMonitor {
     public func requestWasCancelled(_ request: MonitoredRequest) {}
     public var exchangeBodyLimit: Int? { nil }
     public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {}
+}
+
+/// Groups of the events of NetworkEventMonitor, for NetworkEventMonitor/events.
+public struct NetworkMonitorEvents: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The request's life: NetworkEventMonitor/requestDidStart(_:),
+    /// NetworkEventMonitor/request(_:didDecode:), NetworkEventMonitor/request(_:didFinish:) and
+    /// NetworkEventMonitor/requestWasCancelled(_:).
+    public static let requests = Self(rawValue: 1 << 0)
+    /// Each attempt: NetworkEventMonitor/request(_:didPrepare:),
+    /// NetworkEventMonitor/request(_:willSendAttempt:),
+    /// NetworkEventMonitor/request(_:didStartStreaming:), NetworkEventMonitor/request(_:didReceive:)
+    /// and NetworkEventMonitor/request(_:didFailAttemptWith:).
+    public static let attempts = Self(rawValue: 1 << 1)
+    /// What stages emit (InterceptorChain/emit(_:)): NetworkEventMonitor/request(_:willRetry:),
+    /// NetworkEventMonitor/request(_:didUseCache:), NetworkEventMonitor/request(_:tokenRefresh:)
+    /// and the events of a user's own stages.
+    public static let stages = Self(rawValue: 1 << 2)
+    /// Every group.
+    public static let all: Self = [.requests, .attempts, .stages]
+    /// Exchanges, which a monitor asks for with NetworkEventMonitor/exchangeBodyLimit.
+    static let exchanges = Self(rawValue: 1 << 3)
 }
 
 /// The queue monitors run on unless they name their own.

@@ -28,9 +28,9 @@ final class RequestMonitoring: Sendable {
         var finished = false
         /// Events told but not yet handed to the monitors' queues, each with the request as it
         /// was when it happened.
-        var held: [(event: Event, request: MonitoredRequest)] = []
+        var held: [Held] = []
 
-        mutating func takeHeld() -> [(event: Event, request: MonitoredRequest)] {
+        mutating func takeHeld() -> [Held] {
             defer { held = [] }
             return held
         }
@@ -39,7 +39,24 @@ final class RequestMonitoring: Sendable {
     /// What a monitor is told: a call of one of its methods.
     typealias Event = @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void
 
-    let monitors: [any NetworkEventMonitor]
+    /// An event waiting to be handed over: its group, and the request as it was when it happened.
+    private struct Held {
+        let kind: NetworkMonitorEvents
+        let event: Event
+        let request: MonitoredRequest
+    }
+
+    /// A monitor, what it asks for (its events, and exchanges when it has a body limit) and where
+    /// it runs, read once.
+    private struct Watcher {
+        let monitor: any NetworkEventMonitor
+        let events: NetworkMonitorEvents
+        let runsInline: Bool
+    }
+
+    private let watchers: [Watcher]
+    /// What at least one monitor asks for: an event outside it is not built.
+    private let wanted: NetworkMonitorEvents
     /// The largest body a monitor wants in its exchange events; `nil` when none records them.
     let exchangeBodyLimit: Int?
     /// The request as the next event reports it.
@@ -57,7 +74,12 @@ final class RequestMonitoring: Sendable {
         monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor],
         clock: any NetworkClock, encoder: JSONEncoder
     ) {
-        self.monitors = monitors
+        self.watchers = monitors.map { monitor in
+            var events = monitor.events.intersection(.all)
+            if monitor.exchangeBodyLimit != nil { events.insert(.exchanges) }
+            return Watcher(monitor: monitor, events: events, runsInline: monitor.runsInline)
+        }
+        self.wanted = watchers.reduce([]) { $0.union($1.events) }
         self.exchangeBodyLimit = monitors.compactMap(\.exchangeBodyLimit).max()
         self.clock = clock
         self.started = clock.stopwatch()
@@ -90,25 +112,37 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Hands `event`, and the events held before it, to every monitor on its queue; never waits
-    /// for them. Nothing after the request's end but exchanges (``exchanged(_:)``).
-    func emit(_ event: @escaping Event) {
-        let batch = state.withLock { state -> [(event: Event, request: MonitoredRequest)] in
+    /// Whether a monitor asks for the events of `kind`: build an event only when one does.
+    func wants(_ kind: NetworkMonitorEvents) -> Bool { wanted.contains(kind) }
+
+    /// Hands `event` (of the group `kind`), and the events held before it, to the monitors that
+    /// ask for them, each on its queue; never waits for them. Nothing after the request's end but
+    /// exchanges (``exchanged(_:)``).
+    func emit(_ kind: NetworkMonitorEvents, _ event: @escaping Event) {
+        let batch = state.withLock { state -> [Held] in
             guard !state.finished else { return [] }
-            state.held.append((event, state.request))
+            if wanted.contains(kind) { state.held.append(Held(kind: kind, event: event, request: state.request)) }
             return state.takeHeld()
         }
         deliver(batch)
     }
 
-    /// Keeps `event` until the next ``emit(_:)`` or the end of the request: before an attempt
-    /// goes to the transport, when a stage tells of something and at the end. An `async` to a
-    /// monitor's idle queue wakes a thread, which costs far more than the event (measured: six
-    /// per request took 35 µs of CPU); the events of a request go over in two batches instead.
-    func hold(_ event: @escaping Event) {
+    /// Hands the events held so far to the monitors that ask for them, as ``emit(_:_:)`` does
+    /// with its own.
+    func flush() {
+        deliver(state.withLock { state in state.finished ? [] : state.takeHeld() })
+    }
+
+    /// Keeps `event` (of the group `kind`) until the next ``emit(_:_:)`` or the end of the
+    /// request: before an attempt goes to the transport, when a stage tells of something and at
+    /// the end. An `async` to a monitor's idle queue wakes a thread, which costs far more than the
+    /// event (measured: six per request took 35 µs of CPU); the events of a request go over in
+    /// two batches instead.
+    func hold(_ kind: NetworkMonitorEvents, _ event: @escaping Event) {
+        guard wanted.contains(kind) else { return }
         state.withLock { state in
             guard !state.finished else { return }
-            state.held.append((event, state.request))
+            state.held.append(Held(kind: kind, event: event, request: state.request))
         }
     }
 
@@ -125,7 +159,7 @@ final class RequestMonitoring: Sendable {
         }
         let ended = state.withLock { state -> MonitoredRequest? in
             guard state.finished else {
-                state.held.append((event(record), state.request))
+                state.held.append(Held(kind: .exchanges, event: event(record), request: state.request))
                 return nil
             }
             return state.request
@@ -133,17 +167,25 @@ final class RequestMonitoring: Sendable {
         guard let ended else { return }
         var late = record
         late.isAfterRequestEnded = true
-        deliver([(event(late), ended)], to: monitors.filter { $0.exchangeBodyLimit != nil })
+        deliver([Held(kind: .exchanges, event: event(late), request: ended)])
     }
 
-    /// One `async` per monitor for the whole `batch`, which its queue runs in order.
-    private func deliver(
-        _ batch: [(event: Event, request: MonitoredRequest)], to monitors: [any NetworkEventMonitor]? = nil
-    ) {
+    /// Hands `batch` to each monitor that asks for some of its events: at once for a monitor
+    /// that runs inline, else one `async` for the whole batch, which its queue runs in order.
+    private func deliver(_ batch: [Held]) {
         guard !batch.isEmpty else { return }
-        for monitor in monitors ?? self.monitors {
-            monitor.queue.async {
-                for item in batch { item.event(monitor, item.request) }
+        for watcher in watchers {
+            let mine =
+                batch.allSatisfy { watcher.events.contains($0.kind) }
+                ? batch : batch.filter { watcher.events.contains($0.kind) }
+            guard !mine.isEmpty else { continue }
+            let monitor = watcher.monitor
+            if watcher.runsInline {
+                for item in mine { item.event(monitor, item.request) }
+            } else {
+                monitor.queue.async {
+                    for item in mine { item.event(monitor, item.request) }
+                }
             }
         }
     }
@@ -169,9 +211,10 @@ final class RequestMonitoring: Sendable {
             state.finished = true
             return (state.takeHeld(), state.request, state.attempts, state.inclusive)
         }
+        guard wanted.contains(.requests) else { return deliver(held) }
         guard let outcome else {
             let cancelled: Event = { monitor, request in monitor.requestWasCancelled(request) }
-            deliver(held + [(cancelled, request)])
+            deliver(held + [Held(kind: .requests, event: cancelled, request: request)])
             return
         }
         let total = started.elapsed()
@@ -182,7 +225,7 @@ final class RequestMonitoring: Sendable {
         }
         let metrics = RequestMetrics(outcome: outcome, totalDuration: total, attempts: attempts, stages: stages)
         let finished: Event = { monitor, request in monitor.request(request, didFinish: metrics) }
-        deliver(held + [(finished, request)])
+        deliver(held + [Held(kind: .requests, event: finished, request: request)])
     }
 
     /// `request` as a monitor sees it in NetworkEventMonitor/request(_:didPrepare:): its URL

@@ -189,6 +189,50 @@ import FoundationNetworking
         #expect(metrics.stages.filter { $0.stage != "transport" }.allSatisfy { $0.duration == .zero })
     }
 
+    @Test func aMonitorThatRunsInlineHasEveryEventOfARequestWhenTheRequestReturns() async throws {
+        try await withTestServer { server in
+            let monitor = RecordingMonitor(runsInline: true, exchangeBodyLimit: 1024)
+            let configuration = testConfiguration { $0.monitors = [monitor] }
+
+            _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/1") }.performAsync()
+
+            // No wait: the events ran on the request's own threads before its result came back.
+            #expect(
+                monitor.recorded == [
+                    "start GET", "prepare GET", "send 1", "receive 200 #1", "exchange 200", "decode User",
+                    "finish success attempts 1",
+                ])
+        }
+    }
+
+    @Test func aMonitorIsToldOnlyTheGroupsOfEventsItAsksFor() async throws {
+        try await withTestServer { server in
+            let attempts = RecordingMonitor(events: .attempts)
+            let stages = RecordingMonitor(events: .stages)
+            let exchanges = RecordingMonitor(events: [], exchangeBodyLimit: 1024)
+            let requests = RecordingMonitor(events: .requests)
+            let configuration = testConfiguration {
+                // The one that waits for the end last: the others have had theirs handed over.
+                $0.monitors = [attempts, stages, exchanges, requests]
+                $0.retryPolicy = RetryPolicy(jitter: { 0 })
+                $0.clock = ManualClock()
+            }
+
+            _ = try await TestRequest<FlakyReply>(configuration: configuration) {
+                server.get("/flaky/monitored-groups?failures=1")
+            }.performAsync()
+
+            #expect(try await requests.events() == ["start GET", "decode FlakyReply", "finish success attempts 2"])
+            for monitor in [attempts, stages, exchanges] { await drain(monitor.queue) }
+            #expect(
+                attempts.recorded == [
+                    "prepare GET", "send 1", "receive 503 #1", "prepare GET", "send 2", "receive 200 #2",
+                ])
+            #expect(stages.recorded == ["retry 2 of 3 after status 503"])
+            #expect(exchanges.recorded == ["exchange 503", "exchange 200"])
+        }
+    }
+
     @Test func hostMetricsCountARequestWithASecretInItsQueryUnderItsHost() async throws {
         try await withTestServer { server in
             let metrics = HostMetricsMonitor(queue: DispatchQueue(label: "tests.metrics.secret"))
@@ -231,6 +275,15 @@ struct HeldReply: Decodable, Sendable {
 
 final class RecordingMonitor: NetworkEventMonitor {
     let queue = DispatchQueue(label: "tests.monitor")
+    let events: NetworkMonitorEvents
+    let runsInline: Bool
+    let exchangeBodyLimit: Int?
+
+    init(events: NetworkMonitorEvents = .all, runsInline: Bool = false, exchangeBodyLimit: Int? = nil) {
+        self.events = events
+        self.runsInline = runsInline
+        self.exchangeBodyLimit = exchangeBodyLimit
+    }
     private let lines = Locked<[String]>([])
     private let finished = Once<Void>()
     private let finishedMetrics = Locked<[RequestMetrics]>([])
@@ -297,5 +350,9 @@ final class RecordingMonitor: NetworkEventMonitor {
     func requestWasCancelled(_ request: MonitoredRequest) {
         record("cancelled")
         finished.fire(())
+    }
+
+    func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
+        record("exchange \(exchange.statusCode ?? 0)")
     }
 }
