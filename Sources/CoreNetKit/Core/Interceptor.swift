@@ -104,7 +104,7 @@ public struct InterceptorChain: Sendable {
     public func proceed(_ request: consuming ServerRequest) async throws -> ServerResponse {
         // One call of `run`, so that it is in line once: a second copy would double this frame.
         let monitoring = exchange.monitoring
-        let start = monitoring != nil ? exchange.configuration.clock.stopwatch() : nil
+        let start = monitoring?.timesStages == true ? exchange.configuration.clock.stopwatch() : nil
         defer {
             if let monitoring, let start {
                 monitoring.addTime(start.elapsed(), atStage: index)

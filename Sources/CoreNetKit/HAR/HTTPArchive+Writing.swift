@@ -222,14 +222,15 @@ struct HARWriter {
         empty = false
     }
 
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped. The escapes
-    /// are counted first, eight bytes at a time, and the string is written in one piece into
-    /// room made for it: a body has a quote every few bytes, and appending the runs between them
-    /// one by one cost more than the bytes themselves.
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped, written in
+    /// one piece into room made for it: a body has a quote every few bytes, and appending the
+    /// runs between them one by one cost more than the bytes themselves. The room is what the
+    /// escapes need, counted eight bytes at a time; for a text of 65 bytes to 64 KiB (a body),
+    /// the most they can need (six bytes each), which is cheaper to make than to count.
     private mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            let escapes = Self.escapeCount(utf8)
+            let escapes = utf8.count > 64 && utf8.count <= 64 << 10 ? utf8.count : Self.escapeCount(utf8)
             guard escapes > 0 else {
                 bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)
@@ -280,7 +281,8 @@ struct HARWriter {
     }
 
     /// Writes `utf8` quoted and escaped into `out` from `start`; returns where it ended. Eight
-    /// bytes are copied at a time, and the copy goes on from the first of them to escape.
+    /// bytes are copied at a time; in a word with bytes to escape, each escape is written where
+    /// its byte was and the rest of the word stored again after it.
     private static func write(
         _ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int
     ) -> Int {
@@ -290,18 +292,22 @@ struct HARWriter {
         output[at] = UInt8(ascii: "\"")
         at += 1
         var index = 0
-        while index + 8 <= input.count, at + 8 <= output.count {
-            let word = input.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            output.storeBytes(of: word, toByteOffset: at, as: UInt64.self)
-            let escaped = escapedBytes(UInt64(littleEndian: word))
-            guard escaped != 0 else {
-                index += 8
-                at += 8
-                continue
+        // Room for a word of eight control characters (six bytes each) and a store after it.
+        while index + 8 <= input.count, at + 56 <= output.count {
+            let word = UInt64(littleEndian: input.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            output.storeBytes(of: word.littleEndian, toByteOffset: at, as: UInt64.self)
+            var escaped = escapedBytes(word)
+            // The bytes of the word from `done` on are stored from `at` on.
+            var done = 0
+            while escaped != 0 {
+                let byte = escaped.trailingZeroBitCount / 8
+                at = escape(UInt8(truncatingIfNeeded: word >> (byte * 8)), into: output, at: at + byte - done)
+                done = byte + 1
+                output.storeBytes(of: (word >> (done * 8)).littleEndian, toByteOffset: at, as: UInt64.self)
+                escaped &= escaped - 1
             }
-            let clean = escaped.trailingZeroBitCount / 8
-            at = escape(input[index + clean], into: output, at: at + clean)
-            index += clean + 1
+            at += 8 - done
+            index += 8
         }
         for byte in input[index...] {
             if escapes(byte) {

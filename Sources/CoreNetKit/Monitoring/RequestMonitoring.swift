@@ -59,6 +59,9 @@ final class RequestMonitoring: Sendable {
     private let wanted: NetworkMonitorEvents
     /// The largest body a monitor wants in its exchange events; `nil` when none records them.
     let exchangeBodyLimit: Int?
+    /// Whether the stages are timed: for RequestMetrics/stages, which only the request's end
+    /// tells.
+    let timesStages: Bool
     /// The request as the next event reports it.
     var request: MonitoredRequest { state.withLock { $0.request } }
     private let stageNames: [String]
@@ -80,6 +83,7 @@ final class RequestMonitoring: Sendable {
             return Watcher(monitor: monitor, events: events, runsInline: monitor.runsInline)
         }
         self.wanted = watchers.reduce([]) { $0.union($1.events) }
+        self.timesStages = wanted.contains(.requests)
         self.exchangeBodyLimit = monitors.compactMap(\.exchangeBodyLimit).max()
         self.clock = clock
         self.started = clock.stopwatch()
@@ -89,7 +93,7 @@ final class RequestMonitoring: Sendable {
             url: url.map(LogRedactor.redact(url:))
                 ?? LogRedactor.redact(urlText: request.baseUrl.absoluteString + request.relativeUrl),
             host: url?.host ?? request.baseUrl.host ?? "-")
-        self.stageNames = interceptors.map { TypeNames.name(of: type(of: $0)) } + ["transport"]
+        self.stageNames = timesStages ? interceptors.map { TypeNames.name(of: type(of: $0)) } + ["transport"] : []
         self.state = Locked(
             State(inclusive: Array(repeating: .zero, count: interceptors.count + 1), request: monitored, url: url))
     }

@@ -369,7 +369,9 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
 @Suite struct HARWriterEscapingTests {
     @Test(arguments: ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", "é", "✓", "¢", "\u{71C}"])
     func aStringReadsBackWithTheCharacterAtEveryPlace(_ special: String) throws {
-        for length in 0...20 {
+        // Up to 80 bytes: a short text's escapes are counted, a longer one's room is the most
+        // they can need, and only a text with room for a whole word of escapes goes eight at a time.
+        for length in 0...80 {
             for place in 0...length {
                 let text =
                     String(repeating: "a", count: place) + special + String(repeating: "b", count: length - place)
@@ -378,6 +380,10 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
         }
         let dense = String(repeating: special + "x", count: 40) + String(repeating: special, count: 17)
         #expect(try Self.roundTrip(dense) == dense)
+        for length in [10, 30, 60, 70] {
+            let packed = String(repeating: special, count: length)
+            #expect(try Self.roundTrip(packed) == packed, "\(length)")
+        }
     }
 
     @Test func timesAndSizesReadBackAsTheSameNumbers() throws {
