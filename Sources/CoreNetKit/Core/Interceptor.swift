@@ -130,9 +130,18 @@ public struct InterceptorChain: Sendable {
         exchange.monitoring?.emit(.stages, event)
     }
 
-    /// Hands `event`, an exchange a stage answered without the transport, to the monitors that
-    /// record exchanges, as ``emit(_:)`` does with the events of stages.
-    func emitExchange(_ event: @escaping RequestMonitoring.Event) {
+    /// Hands an exchange a stage answered without the transport (from a store of its own) to the
+    /// monitors that record exchanges (NetworkEventMonitor/exchangeBodyLimit), as ``emit(_:)``
+    /// does with the events of stages: `event` runs once per such monitor, on its queue or at once
+    /// for one that runs inline. Does nothing without monitors.
+    ///
+    /// ```swift
+    /// next.emitExchange { monitor, request in
+    ///     guard let limit = monitor.exchangeBodyLimit else { return }
+    ///     monitor.request(request, didExchange: MonitoredExchange(cachedAnswer: answer, at: now, bodyLimit: limit))
+    /// }
+    /// ```
+    public func emitExchange(_ event: @escaping @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void) {
         exchange.monitoring?.emit(.exchanges, event)
     }
 
