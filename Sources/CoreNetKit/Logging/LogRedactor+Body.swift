@@ -237,46 +237,87 @@ extension LogRedactor {
     /// Whether a JSON or form field of `body` may have a secret-like name (``isSecret(name:)``):
     /// the body holds `token`, `key`, `password`, `secret`, `sig`, `authorization` or `cookie` in
     /// any case, or an escape (`\u` in JSON, `%` in a form) that could spell one.
+    ///
+    /// Sixteen places are tested at a time for the first three letters of a word (or `%`, or
+    /// `\u`): a body holds few of them, and only a block with one is looked at byte by byte.
     static func mayNameSecret(_ body: Data) -> Bool {
-        Self.secretWordStarts.withUnsafeBufferPointer { starts in
-            body.withUnsafeBytes { bytes in
-                /// Whether `word` (lowercase) starts at `index`, in any case: `| 0x20` lowercases
-                /// an ASCII letter, and turns no other byte into one.
-                func spells(_ word: StaticString, at index: Int) -> Bool {
-                    guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
-                    for offset in 1..<word.utf8CodeUnitCount
-                    where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
-                        return false
-                    }
-                    return true
-                }
-                var index = 0
-                while index < bytes.count {
-                    // Most bytes start no word: one look in the table passes them.
-                    let start = starts[Int(bytes[index])]
-                    index += 1
-                    guard start != 0 else { continue }
-                    // Most of those that do are not followed by the word's second letter.
-                    let second = index < bytes.count ? bytes[index] | 0x20 : 0
-                    switch start {
-                    case UInt8(ascii: "t"):
-                        if second == UInt8(ascii: "o"), spells("token", at: index - 1) { return true }
-                    case UInt8(ascii: "k"): if second == UInt8(ascii: "e"), spells("key", at: index - 1) { return true }
-                    case UInt8(ascii: "p"):
-                        if second == UInt8(ascii: "a"), spells("password", at: index - 1) { return true }
-                    case UInt8(ascii: "s"):
-                        if second == UInt8(ascii: "e"), spells("secret", at: index - 1) { return true }
-                        if second == UInt8(ascii: "i"), spells("sig", at: index - 1) { return true }
-                    case UInt8(ascii: "a"):
-                        if second == UInt8(ascii: "u"), spells("authorization", at: index - 1) { return true }
-                    case UInt8(ascii: "c"):
-                        if second == UInt8(ascii: "o"), spells("cookie", at: index - 1) { return true }
-                    case UInt8(ascii: "%"): return true
-                    default: if second == UInt8(ascii: "u") { return true }  // a backslash: `\u`
-                    }
-                }
-                return false
+        body.withUnsafeBytes { bytes in
+            var index = 0
+            while index + 18 <= bytes.count {
+                if mayStartWord(bytes, at: index), mayNameSecret(bytes, from: index, to: index + 16) { return true }
+                index += 16
             }
+            return mayNameSecret(bytes, from: index, to: bytes.count)
+        }
+    }
+
+    /// Whether one of ``mayNameSecret(_:)``'s words may start in the sixteen bytes of `bytes`
+    /// from `index` (the two after them read too): its first three letters in any case, `%` or
+    /// `\u`. Two letters would not do: `se`, `co` and `pa` start many words of plain text.
+    private static func mayStartWord(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+        typealias Bytes = SIMD16<UInt8>
+        let raw = bytes.loadUnaligned(fromByteOffset: index, as: Bytes.self)
+        // `| 0x20` lowercases an ASCII letter, and turns no other byte into one.
+        let lower = Bytes(repeating: 0x20)
+        let first = raw | lower
+        let second = bytes.loadUnaligned(fromByteOffset: index + 1, as: Bytes.self) | lower
+        let third = bytes.loadUnaligned(fromByteOffset: index + 2, as: Bytes.self) | lower
+        func starts(_ word: StaticString) -> SIMDMask<SIMD16<Int8>> {
+            let letters = word.utf8Start
+            return (first .== Bytes(repeating: letters[0])) .& (second .== Bytes(repeating: letters[1]))
+                .& (third .== Bytes(repeating: letters[2]))
+        }
+        let escape =
+            (raw .== Bytes(repeating: UInt8(ascii: "%")))
+            .| ((raw .== Bytes(repeating: UInt8(ascii: "\\"))) .& (second .== Bytes(repeating: UInt8(ascii: "u"))))
+        let words =
+            starts("tok") .| starts("key") .| starts("pas") .| starts("sec") .| starts("sig")
+            .| starts("aut") .| starts("coo")
+        // Set bytes where a word may start, read as two words: `any` is a lane-by-lane loop.
+        let found = Bytes(repeating: 0).replacing(with: 0xFF, where: words .| escape)
+        return withUnsafeBytes(of: found) { $0.load(as: UInt64.self) | $0.load(fromByteOffset: 8, as: UInt64.self) }
+            != 0
+    }
+
+    /// ``mayNameSecret(_:)`` for the words that start in `bytes` from `start` to `end`, one byte
+    /// at a time (a word may end past `end`).
+    private static func mayNameSecret(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
+        Self.secretWordStarts.withUnsafeBufferPointer { starts in
+            /// Whether `word` (lowercase) starts at `index`, in any case.
+            func spells(_ word: StaticString, at index: Int) -> Bool {
+                guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
+                for offset in 1..<word.utf8CodeUnitCount
+                where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
+                    return false
+                }
+                return true
+            }
+            var index = start
+            while index < end {
+                // Most bytes start no word: one look in the table passes them.
+                let start = starts[Int(bytes[index])]
+                index += 1
+                guard start != 0 else { continue }
+                // Most of those that do are not followed by the word's second letter.
+                let second = index < bytes.count ? bytes[index] | 0x20 : 0
+                switch start {
+                case UInt8(ascii: "t"):
+                    if second == UInt8(ascii: "o"), spells("token", at: index - 1) { return true }
+                case UInt8(ascii: "k"): if second == UInt8(ascii: "e"), spells("key", at: index - 1) { return true }
+                case UInt8(ascii: "p"):
+                    if second == UInt8(ascii: "a"), spells("password", at: index - 1) { return true }
+                case UInt8(ascii: "s"):
+                    if second == UInt8(ascii: "e"), spells("secret", at: index - 1) { return true }
+                    if second == UInt8(ascii: "i"), spells("sig", at: index - 1) { return true }
+                case UInt8(ascii: "a"):
+                    if second == UInt8(ascii: "u"), spells("authorization", at: index - 1) { return true }
+                case UInt8(ascii: "c"):
+                    if second == UInt8(ascii: "o"), spells("cookie", at: index - 1) { return true }
+                case UInt8(ascii: "%"): return true
+                default: if second == UInt8(ascii: "u") { return true }  // a backslash: `\u`
+                }
+            }
+            return false
         }
     }
 

@@ -39,4 +39,19 @@ import Testing
             #expect(HTTPDate.parse(HTTPDate.format(date)) == date)
         }
     }
+
+    /// Against Foundation's ISO 8601 style, at whole milliseconds (plus less than one, which
+    /// both cut): the epoch, before it, leap days, the ends of years and centuries, and a spread
+    /// of days from 1600 to 2400, at times through the day.
+    @Test func iso8601MatchesFoundationsStyleToTheMillisecond() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var seconds: [Double] = [0, -0.001, -1, -86_400, 951_782_400, 951_868_799.999, 1_709_164_800, 946_684_799.5]
+        for day in stride(from: -135_140, through: 157_000, by: 997) {
+            seconds.append(Double(day) * 86_400 + Double(day * 7_919 % 86_400_000) / 1000)
+        }
+        for value in seconds {
+            let date = Date(timeIntervalSince1970: value + 0.0002)
+            #expect(HTTPDate.iso8601(date) == style.format(date), "\(value)")
+        }
+    }
 }

@@ -65,8 +65,12 @@ import Testing
         let pieces =
             words + ["to", "ke", "pass", "se", "si", "au", "co", "T", "K", "P", "S", "A", "C", "\\", "x", "é", "\""]
         // Every three pieces in a row, in lower case and, every other time, upper case.
+        // Every other one after up to 17 bytes and before 16 more: the words at every place of a
+        // block of sixteen, and across two.
         for (index, triple) in pieces.flatMap({ a in pieces.flatMap { b in pieces.map { [a, b, $0] } } }).enumerated() {
-            let text = index % 2 == 0 ? triple.joined() : triple.joined().uppercased()
+            let padded =
+                index % 4 < 2 ? triple : [String(repeating: "x", count: index % 18)] + triple + ["_xxxxxxxxxxxxxxx"]
+            let text = index % 2 == 0 ? padded.joined() : padded.joined().uppercased()
             let lowered = String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
             let expected = words.contains { lowered.contains($0) }
             if LogRedactor.mayNameSecret(Data(text.utf8)) != expected {
