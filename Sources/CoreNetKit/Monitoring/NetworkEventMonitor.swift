@@ -22,8 +22,10 @@ import FoundationNetworking
 /// its own time (and delays the monitors that share its queue — give a slow one a queue of its
 /// own). A request hands its events over in a few batches, not one by one: when an attempt goes
 /// to the transport, when a stage emits an event (a retry, a token refresh, the cache, a streamed
-/// head) and at its end; so an event reaches a monitor a moment after it happened. The events of
-/// one request reach a monitor in the order they happened, each once:
+/// head) and at its end; so an event reaches a monitor a moment after it happened. A monitor that
+/// sets ``runsInline`` is called at each of those points on the request's own thread instead, and
+/// one that names its ``events`` hears only those. The events of one request reach a monitor in
+/// the order they happened, each once:
 ///
 /// 1. requestDidStart(_:) — once;
 /// 2. per attempt: request(_:didPrepare:), request(_:willSendAttempt:), for a streamed body
