@@ -52,12 +52,13 @@ import FoundationNetworking
         try await withTestServer { server in
             try await withFaultServer { faults in
                 let (_, configuration, held) = try await Self.oneBusyConnection(server, gate: "limit")
-                let queued = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 1) }
+                // 2 s: once sent, the answer must come within it, also on a loaded machine.
+                let queued = TestRequest<JSON>(configuration: configuration) { server.get("/users", timeout: 2) }
                     .perform()
 
-                // A request that times out after 1.5 s is the clock: the queued one has now waited
-                // longer than its own 1 s timeout.
-                let clock = await faults.request(.slow, configuration: testConfiguration(), timeout: 1.5).perform()
+                // A request that times out after 3 s is the clock: the queued one has now waited
+                // longer than its own 2 s timeout.
+                let clock = await faults.request(.slow, configuration: testConfiguration(), timeout: 3).perform()
                     .result
                 server.release("limit")
 
