@@ -62,7 +62,7 @@ enum HTTPDate {
     /// digit for the years 0–9999, where Foundation's style cost ten times as much.
     static func iso8601(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard abs(milliseconds) < 2.5e14 else { return date.formatted(.iso8601) }
+        guard abs(milliseconds) < 2.5e14 else { return iso8601Style.format(date) }
         var days = Int(milliseconds) / 86_400_000
         var inDay = Int(milliseconds) % 86_400_000
         if inDay < 0 {
@@ -70,7 +70,7 @@ enum HTTPDate {
             days -= 1
         }
         let (year, month, day) = civil(daysSinceEpoch: days)
-        guard (0...9999).contains(year) else { return date.formatted(.iso8601) }
+        guard (0...9999).contains(year) else { return iso8601Style.format(date) }
         var text = [UInt8](repeating: 0, count: 24)
         func put(_ value: Int, _ count: Int, at end: Int) {
             var value = value
@@ -86,13 +86,17 @@ enum HTTPDate {
         put(inDay / 60_000 % 60, 2, at: 16)
         put(inDay / 1000 % 60, 2, at: 19)
         put(inDay % 1000, 3, at: 23)
-        for (index, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")]
-            as [(Int, Unicode.Scalar)]
-        {
-            text[index] = UInt8(ascii: byte)
-        }
+        (text[4], text[7], text[13], text[16]) = (
+            UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: ":")
+        )
+        text[10] = UInt8(ascii: "T")
+        text[19] = UInt8(ascii: ".")
+        text[23] = UInt8(ascii: "Z")
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Foundation's form of ``iso8601(_:)``, for a year past 0–9999.
+    private static let iso8601Style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's civil-from-days).
     static func civil(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
