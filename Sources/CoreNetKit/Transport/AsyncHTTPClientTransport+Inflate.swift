@@ -63,18 +63,21 @@ struct InflatedChunks: AsyncSequence, Sendable {
                         finished = true
                     }
                 }
-            } catch
-                where error is NIOHTTPDecompression.DecompressionError
-                || error is NIOHTTPDecompression.ExtraDecompressionError
-            {
-                throw URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
             } catch {
-                throw AsyncHTTPClientTransport.map(error)
+                throw InflatedChunks.decodingError(error)
             }
         }
     }
 
     /// NIO's response decompressor in a channel of its own, fed by hand.
+    /// A failure to inflate as `URLError.cannotDecodeContentData`, as URLSession reports it;
+    /// any other error as the transport maps it.
+    static func decodingError(_ error: any Error) -> any Error {
+        guard error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError
+        else { return AsyncHTTPClientTransport.map(error) }
+        return URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
+    }
+
     final class Inflater {
         private let channel = EmbeddedChannel()
 

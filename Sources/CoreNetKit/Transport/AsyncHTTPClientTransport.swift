@@ -37,13 +37,13 @@ public final class AsyncHTTPClientTransport: Transport {
     public let client: HTTPClient
     private let ownsClient: Bool
     /// The TLS configuration of each host with a trust rule (see AsyncHTTPClientTransport+Trust.swift).
-    private let trustByHost: [String: TLSConfiguration]
+    let trustByHost: [String: TLSConfiguration]
     /// The most redirects followed for one request.
     public static let maximumRedirects = 20
 
     /// Whether the transport asks for gzip/deflate bodies and inflates them as the pipeline reads
     /// them (its own client, with AsyncHTTPClient's decompression off).
-    private let inflatesBodies: Bool
+    let inflatesBodies: Bool
 
     /// The configuration the transport's own client uses: redirects left to the transport,
     /// connection failures reported at once rather than retried until the deadline, and
@@ -101,7 +101,8 @@ public final class AsyncHTTPClientTransport: Transport {
         if inflates { current.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding") }
         for _ in 0...Self.maximumRedirects {
             let response = try await execute(current, original: request, deadline: deadline)
-            guard let next = try redirect(from: current, response: response) else {
+            let location = response.headers.first(name: "Location")
+            guard let next = try redirect(from: current, status: Int(response.status.code), location: location) else {
                 return Self.response(response, url: current.url, inflates: inflates)
             }
             current = next
@@ -143,13 +144,8 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The head of `response`, with its body as CoreNetKit chunks (inflated when `inflates` and
     /// the body is gzip or deflate).
     private static func response(_ response: HTTPClientResponse, url: URL, inflates: Bool) -> TransportResponse {
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(response.headers.count)
-        for header in response.headers { headers.append((name: header.name, value: header.value)) }
-        let coding = response.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces)
-            .lowercased()
         let body =
-            inflates && (coding == "gzip" || coding == "deflate")
+            inflates && isCompressed(response.headers)
             ? ResponseBody(
                 InflatedChunks(
                     body: response.body,
@@ -157,12 +153,26 @@ public final class AsyncHTTPClientTransport: Transport {
                         version: response.version, status: response.status, headers: response.headers)))
             : ResponseBody(DataChunks(body: response.body))
         return TransportResponse(
-            statusCode: Int(response.status.code), headers: HTTPHeaders(headers), body: body, url: url,
+            statusCode: Int(response.status.code), headers: headers(response.headers), body: body, url: url,
             httpVersion: version(response.version))
     }
 
+    /// AsyncHTTPClient's response headers as CoreNetKit's, in their order.
+    static func headers(_ headers: NIOHTTP1.HTTPHeaders) -> HTTPHeaders {
+        var pairs: [(name: String, value: String)] = []
+        pairs.reserveCapacity(headers.count)
+        for header in headers { pairs.append((name: header.name, value: header.value)) }
+        return HTTPHeaders(pairs)
+    }
+
+    /// Whether a body with `headers` is gzip or deflate, which the transport inflates.
+    static func isCompressed(_ headers: NIOHTTP1.HTTPHeaders) -> Bool {
+        let coding = headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        return coding == "gzip" || coding == "deflate"
+    }
+
     /// `version` as an HTTP Archive writes it: `HTTP/1.1`, `HTTP/2.0`.
-    private static func version(_ version: HTTPVersion) -> String {
+    static func version(_ version: HTTPVersion) -> String {
         switch version {
         case .http1_1: "HTTP/1.1"
         case .http2: "HTTP/2.0"
@@ -170,12 +180,11 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The request to send next if `response` redirects, with the method rules browsers and
+    /// The request to send next if a response with `status` and `location` redirects, with the method rules browsers and
     /// URLSession use (303, and 301/302 after POST, become GET) and credentials stripped
     /// across origins.
-    private func redirect(from request: TransportRequest, response: HTTPClientResponse) throws -> TransportRequest? {
-        let status = Int(response.status.code)
-        guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location"),
+    func redirect(from request: TransportRequest, status: Int, location: String?) throws -> TransportRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), let location,
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             target.scheme == "http" || target.scheme == "https"
         else { return nil }

@@ -1,0 +1,277 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+#if AsyncHTTPClient
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+extension AsyncHTTPClientTransport {
+    /// Begins `request`'s exchange on AsyncHTTPClient's delegate API: the client's event loop
+    /// reports the head, each part of the body and its end straight to `events`, with no Task of
+    /// the transport's own in between, and reads the next part from the socket only once the
+    /// pipeline asks for more (``TransportExchange/pause()`` holds it back). Redirects are
+    /// followed and gzip/deflate bodies inflated as in ``send(_:)``.
+    ///
+    /// A body that is pulled in chunks (a stream, a file, or bytes large enough that their upload
+    /// progress is watched) is sent through ``send(_:)`` in a Task instead.
+    public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
+        guard Self.sendsWhole(request.body) else {
+            return SendingTask(request, events: events) { [self] in try await send($0) }
+        }
+        let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
+        var current = request
+        if inflates { current.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding") }
+        let exchange = AsyncHTTPClientExchange(transport: self, events: events, request: current, inflates: inflates)
+        exchange.execute(current)
+        return exchange
+    }
+
+    /// Whether `body` goes in one write: none, or bytes nobody watches or few enough for one chunk.
+    private static func sendsWhole(_ body: RequestBody) -> Bool {
+        switch body.storage {
+        case .none: true
+        case .data(let data): body.observer == nil || data.count <= RequestBodyChunks.chunkSize
+        case .file, .stream: false
+        }
+    }
+
+    /// `request` as AsyncHTTPClient's delegate API takes it, its body in one buffer.
+    fileprivate func clientRequest(_ request: TransportRequest) throws -> HTTPClient.Request {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count)
+        for (name, value) in request.headers { headers.add(name: name, value: value) }
+        var body: HTTPClient.Body?
+        if let data = request.body.data {
+            request.body.reportSent(Int64(data.count))
+            body = .byteBuffer(ByteBuffer(bytes: data))
+        }
+        let trust = trustByHost.isEmpty ? nil : request.url.host.flatMap { trustByHost[$0.lowercased()] }
+        return try HTTPClient.Request(
+            url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+            body: body, tlsConfiguration: trust)
+    }
+}
+
+/// One exchange on AsyncHTTPClient's delegate API (``AsyncHTTPClientTransport/start(_:events:)``).
+///
+/// AsyncHTTPClient calls the delegate's methods on the request's event loop, one at a time, and
+/// does not read the next part of the body until the future returned for the last one completes:
+/// while the pipeline has the exchange paused, that future waits on ``State/demand``.
+final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    private struct State {
+        /// The client's task for the request on the wire.
+        var task: HTTPClient.Task<Void>?
+        /// The request on the wire: the first, or where the last redirect pointed.
+        var request: TransportRequest
+        var redirects = 0
+        /// Where the response in hand redirects to: its body is dropped, and the next request
+        /// goes out once it has ended.
+        var next: TransportRequest?
+        /// Inflates a gzip or deflate body; the part in hand that is not yet inflated.
+        var inflater: InflatedChunks.Inflater?
+        var compressed = ByteBuffer()
+        var paused = false
+        /// What the client waits on to read the next part, while the exchange is paused.
+        var demand: EventLoopPromise<Void>?
+        var cancelled = false
+    }
+
+    private let transport: AsyncHTTPClientTransport
+    private let events: TransportEvents
+    private let inflates: Bool
+    private let state: Locked<State>
+
+    init(transport: AsyncHTTPClientTransport, events: TransportEvents, request: TransportRequest, inflates: Bool) {
+        self.transport = transport
+        self.events = events
+        self.inflates = inflates
+        self.state = Locked(State(request: request))
+    }
+
+    /// Sends `request` (the first, or a redirect's), unless the exchange was cancelled.
+    func execute(_ request: TransportRequest) {
+        let clientRequest: HTTPClient.Request
+        do {
+            clientRequest = try transport.clientRequest(request)
+        } catch {
+            return events.fail(AsyncHTTPClientTransport.map(error))
+        }
+        let task = transport.client.execute(request: clientRequest, delegate: self, eventLoop: .indifferent)
+        // The task's result, not the delegate's last call: a client that is shut down fails the
+        // task without calling the delegate.
+        task.futureResult.whenComplete { [self] result in completed(result) }
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    // MARK: The pipeline's commands
+
+    func pause() {
+        state.withLock { $0.paused = true }
+    }
+
+    /// Lets the client read the next part. Carried out on the event loop: the pipeline asks under
+    /// its own lock, which the next part's event takes again.
+    func resume() {
+        let demand: EventLoopPromise<Void>? = state.withLock { state in
+            state.paused = false
+            defer { state.demand = nil }
+            return state.demand
+        }
+        guard let demand else { return }
+        let loop = demand.futureResult.eventLoop
+        loop.execute { [self] in
+            // Inflation stopped mid-part: the rest of the part first.
+            inflate(on: loop).cascade(to: demand)
+        }
+    }
+
+    func cancel() {
+        let (task, demand) = state.withLock { state in
+            state.cancelled = true
+            defer { state.demand = nil }
+            return (state.task, state.demand)
+        }
+        demand?.fail(CancellationError())
+        task?.cancel()
+    }
+
+    // MARK: The client's calls, on the event loop
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let status = Int(head.status.code)
+        // The request this head answers, or `nil` when it redirects (its body is then dropped).
+        let answered: TransportRequest?
+        do {
+            answered = try state.withLock { state in
+                let location = head.headers.first(name: "Location")
+                guard let next = try transport.redirect(from: state.request, status: status, location: location)
+                else { return state.request }
+                guard state.redirects < AsyncHTTPClientTransport.maximumRedirects else {
+                    throw URLError(.httpTooManyRedirects)
+                }
+                state.redirects += 1
+                state.next = next
+                return nil
+            }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        guard let answered else { return task.eventLoop.makeSucceededVoidFuture() }
+        if inflates, AsyncHTTPClientTransport.isCompressed(head.headers) {
+            do {
+                let inflater = try InflatedChunks.Inflater(head: head)
+                state.withLock { $0.inflater = inflater }
+            } catch {
+                return task.eventLoop.makeFailedFuture(InflatedChunks.decodingError(error))
+            }
+        }
+        events.head(
+            statusCode: status, headers: AsyncHTTPClientTransport.headers(head.headers), url: answered.url,
+            httpVersion: AsyncHTTPClientTransport.version(head.version))
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let inflating: Bool? = state.withLock { state in
+            if state.next != nil { return nil }
+            guard state.inflater != nil else { return false }
+            state.compressed = buffer
+            return true
+        }
+        switch inflating {
+        case nil: return task.eventLoop.makeSucceededVoidFuture()
+        case true?: return inflate(on: task.eventLoop)
+        case false?:
+            events.chunk(buffer.withUnsafeReadableBytes { Data($0) })
+            return demand(on: task.eventLoop)
+        }
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
+
+    // MARK: Carrying out
+
+    /// A future completed when the client may read the next part: at once, or once the pipeline
+    /// asks for more.
+    private func demand(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        state.withLock { state in
+            guard state.paused, !state.cancelled else { return loop.makeSucceededVoidFuture() }
+            let demand = loop.makePromise(of: Void.self)
+            state.demand = demand
+            return demand.futureResult
+        }
+    }
+
+    /// Inflates the part in hand a step at a time and hands each piece on, until the part is used
+    /// up or the pipeline pauses the exchange; the future completes when the client may read on.
+    private func inflate(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        do {
+            while let chunk = try nextInflated() {
+                events.chunk(chunk)
+                if state.withLock({ $0.paused }) { return demand(on: loop) }
+            }
+            return loop.makeSucceededVoidFuture()
+        } catch {
+            return loop.makeFailedFuture(InflatedChunks.decodingError(error))
+        }
+    }
+
+    /// The next inflated piece of the part in hand, or of the body's end after `finish`; `nil`
+    /// when it needs more.
+    private func nextInflated(finish: Bool = false) throws -> Data? {
+        try state.withLock { state in
+            guard let inflater = state.inflater else { return nil }
+            if finish { try inflater.finish() }
+            while true {
+                if let chunk = try inflater.inflated() { return chunk }
+                guard state.compressed.readableBytes > 0 else { return nil }
+                let step = min(InflatedChunks.step, state.compressed.readableBytes)
+                try inflater.inflate(state.compressed.readSlice(length: step)!)
+            }
+        }
+    }
+
+    /// The client's task ended: the next request of a redirect goes out, or the body's end (with
+    /// the inflater's last bytes) or the failure is reported.
+    private func completed(_ result: Result<Void, any Error>) {
+        let (next, url, demand) = state.withLock { state in
+            defer {
+                state.next = nil
+                state.demand = nil
+            }
+            if let next = state.next, case .success = result { state.request = next }
+            return (state.next, state.request.url, state.demand)
+        }
+        switch result {
+        case .success:
+            if let next { return execute(next) }
+            do {
+                var finish = true
+                while let chunk = try nextInflated(finish: finish) {
+                    finish = false
+                    events.chunk(chunk)
+                }
+                events.end()
+            } catch {
+                events.fail(InflatedChunks.decodingError(error))
+            }
+        case .failure(let error):
+            demand?.fail(error)
+            events.fail(AsyncHTTPClientTransport.trustFailure(error, url: url) ?? AsyncHTTPClientTransport.map(error))
+        }
+    }
+}
+#endif
