@@ -36,18 +36,20 @@ extension AsyncHTTPClientTransport {
     ///   - configuration: The client's configuration; its `tlsConfiguration` (or the default
     ///     client configuration) is the base every host's configuration starts from.
     ///   - serverTrust: The extra trust and pins per host.
+    ///   - bodyBufferLimit: See ``init(configuration:bodyBufferLimit:)``.
     /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` for a
     ///   pin this transport cannot enforce, or a certificate BoringSSL cannot read.
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
-        serverTrust: ServerTrustPolicy
+        serverTrust: ServerTrustPolicy,
+        bodyBufferLimit: Int = 1 << 20
     ) throws {
         let base = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
         var byHost: [String: TLSConfiguration] = [:]
         for (host, rule) in serverTrust.rules {
             byHost[host] = try Self.tlsConfiguration(base: base, host: host, rule: rule)
         }
-        self.init(configuration: configuration, trustByHost: byHost)
+        self.init(configuration: configuration, trustByHost: byHost, bodyBufferLimit: bodyBufferLimit)
     }
 
     /// `base` with `rule` applied for `host`.

@@ -45,6 +45,10 @@ public final class AsyncHTTPClientTransport: Transport {
     /// them (its own client, with AsyncHTTPClient's decompression off).
     let inflatesBodies: Bool
 
+    /// The most body bytes (inflated) that wait for the pipeline to read them before the client
+    /// stops reading the socket for that request; it reads on once the pipeline asks for more.
+    public let bodyBufferLimit: Int
+
     /// The configuration the transport's own client uses: redirects left to the transport,
     /// connection failures reported at once rather than retried until the deadline, and
     /// AsyncHTTPClient's decompression off: the transport asks for gzip/deflate bodies itself and
@@ -64,24 +68,39 @@ public final class AsyncHTTPClientTransport: Transport {
     /// transport sends `Accept-Encoding: gzip, deflate` on requests that have none and inflates
     /// those responses itself, within the pipeline's budget; a request with an `Accept-Encoding`
     /// of its own gets the body as the server sent it.
-    public convenience init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration()) {
-        self.init(configuration: configuration, trustByHost: [:])
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's configuration.
+    ///   - bodyBufferLimit: The most body bytes (inflated) that wait unread per request before
+    ///     the client stops reading the socket; 1 MiB by default.
+    public convenience init(
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
+        bodyBufferLimit: Int = 1 << 20
+    ) {
+        self.init(configuration: configuration, trustByHost: [:], bodyBufferLimit: bodyBufferLimit)
     }
 
-    init(configuration: HTTPClient.Configuration, trustByHost: [String: TLSConfiguration]) {
+    init(configuration: HTTPClient.Configuration, trustByHost: [String: TLSConfiguration], bodyBufferLimit: Int) {
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.ownsClient = true
         self.trustByHost = trustByHost
+        self.bodyBufferLimit = max(bodyBufferLimit, 1)
         if case .disabled = configuration.decompression { inflatesBodies = true } else { inflatesBodies = false }
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down; bodies are
     /// decompressed (or not) as the client's configuration says.
-    public init(client: HTTPClient) {
+    ///
+    /// - Parameters:
+    ///   - client: The client requests go through.
+    ///   - bodyBufferLimit: The most body bytes that wait unread per request before the client
+    ///     stops reading the socket; 1 MiB by default.
+    public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
         self.trustByHost = [:]
         self.inflatesBodies = false
+        self.bodyBufferLimit = max(bodyBufferLimit, 1)
     }
 
     deinit {

@@ -1,0 +1,53 @@
+//
+// This source file is part of the CoreNetKit open source project
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
+//
+// SPDX-License-Identifier: Apache-2.0
+
+#if AsyncHTTPClient
+import CoreNetKitTestServer
+import Foundation
+import Testing
+
+@testable import CoreNetKit
+
+/// AsyncHTTPClientTransport's own exchange (the client's delegate API): a compressed part is
+/// inflated a step at a time and the inflation stops whenever the pipeline pauses the exchange.
+@Suite(.timeLimit(.minutes(2))) struct AsyncHTTPClientExchangeTests {
+    /// With a 4 KiB buffer, every inflated piece pauses the exchange in the middle of a part
+    /// (1 MiB from about 6.6 KB): each resume must go on with the rest of that part.
+    @Test func aPartInflatedPastTheBufferGoesOnWhereItPausedAndArrivesWhole() async throws {
+        try await withFaultServer { faults in
+            let transport = AsyncHTTPClientTransport(bodyBufferLimit: 4096)
+            let configuration = testConfiguration(transport: transport) { $0.maximumResponseBodySize = 8 << 20 }
+            let base = faults.baseURL
+            let request = TestResponseRequest(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/gzip-zeros-1m")
+            }
+
+            let response = try await withTimeout(30, "the inflated body") { try await request.performAsync() }
+
+            #expect(response.data == Data(count: 1 << 20))
+        }
+    }
+
+    /// A body that passes the budget while the exchange is paused (the client waits on the
+    /// pipeline's demand): the request ends in `responseTooLarge`, and the exchange lets go of
+    /// the client's wait when it is cancelled.
+    @Test func aBodyPastTheBudgetWhilePausedEndsInResponseTooLarge() async throws {
+        try await withFaultServer { faults in
+            let transport = AsyncHTTPClientTransport(bodyBufferLimit: 4096)
+            let configuration = testConfiguration(transport: transport) { $0.maximumResponseBodySize = 256 << 10 }
+
+            let first = try await outcome(of: faults.request(.smallGzipBomb, configuration: configuration))
+            // The connection and the transport serve the next request as before.
+            let second = try await outcome(of: faults.request(.gzipMebibyte, configuration: configuration))
+
+            #expect(first.failureCode == .responseTooLarge)
+            #expect(second.failureCode == .responseTooLarge)
+        }
+    }
+}
+#endif
