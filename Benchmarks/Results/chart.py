@@ -19,9 +19,8 @@ transports = list(data)
 levels = sorted({c for t in data.values() for c in t})
 colors = {
     "URLSession cbafa91": "#a0cbe8", "AHC cbafa91": "#ffbe7d",
-    "URLSession fed28d5": "#4e79a7", "AHC fed28d5": "#f28e2b",
-    "URLSession 8dad565": "#2f5f8a", "AHC 8dad565": "#d0701a",
-    "URLSession d601c85": "#1f3f66", "AHC d601c85": "#a34e00",
+    "URLSession d601c85": "#4e79a7", "AHC d601c85": "#f28e2b",
+    "URLSession f4c89e9": "#1f3f66", "AHC f4c89e9": "#a34e00",
 }
 rows_of_legend = (len(transports) + 1) // 2
 width, height, left, bottom, top = 720, 340 + 20 * rows_of_legend, 60, 50 + 20 * rows_of_legend, 40
