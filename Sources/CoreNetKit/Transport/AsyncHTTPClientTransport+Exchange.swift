@@ -22,7 +22,7 @@ extension AsyncHTTPClientTransport {
     /// A body that is pulled in chunks (a stream, a file, or bytes large enough that their upload
     /// progress is watched) is sent through ``send(_:)`` in a Task instead.
     public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
-        guard Self.sendsWhole(request.body) else {
+        guard request.body.isEmpty || Self.wholeBytes(request.body) != nil else {
             return SendingTask(request, events: events) { [self] in try await send($0) }
         }
         let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
@@ -33,29 +33,16 @@ extension AsyncHTTPClientTransport {
         return exchange
     }
 
-    /// Whether `body` goes in one write: none, or bytes nobody watches or few enough for one chunk.
-    private static func sendsWhole(_ body: RequestBody) -> Bool {
-        switch body.storage {
-        case .none: true
-        case .data(let data): body.observer == nil || data.count <= RequestBodyChunks.chunkSize
-        case .file, .stream: false
-        }
-    }
-
     /// `request` as AsyncHTTPClient's delegate API takes it, its body in one buffer.
     fileprivate func clientRequest(_ request: TransportRequest) throws -> HTTPClient.Request {
-        var headers = NIOHTTP1.HTTPHeaders()
-        headers.reserveCapacity(request.headers.count)
-        for (name, value) in request.headers { headers.add(name: name, value: value) }
         var body: HTTPClient.Body?
-        if let data = request.body.data {
+        if let data = Self.wholeBytes(request.body) {
             request.body.reportSent(Int64(data.count))
             body = .byteBuffer(ByteBuffer(bytes: data))
         }
-        let trust = trustByHost.isEmpty ? nil : request.url.host.flatMap { trustByHost[$0.lowercased()] }
         return try HTTPClient.Request(
-            url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-            body: body, tlsConfiguration: trust)
+            url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
+            headers: Self.clientHeaders(request.headers), body: body, tlsConfiguration: trust(for: request.url))
     }
 }
 
@@ -152,13 +139,13 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let status = Int(head.status.code)
-        // The request this head answers, or `nil` when it redirects (its body is then dropped).
-        let answered: TransportRequest?
+        // The URL this head answers, or `nil` when it redirects (its body is then dropped).
+        let answered: URL?
         do {
             answered = try state.withLock { state in
                 let location = head.headers.first(name: "Location")
                 guard let next = try transport.redirect(from: state.request, status: status, location: location)
-                else { return state.request }
+                else { return state.request.url }
                 guard state.redirects < AsyncHTTPClientTransport.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects)
                 }
@@ -179,7 +166,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
             }
         }
         events.head(
-            statusCode: status, headers: AsyncHTTPClientTransport.headers(head.headers), url: answered.url,
+            statusCode: status, headers: AsyncHTTPClientTransport.headers(head.headers), url: answered,
             httpVersion: AsyncHTTPClientTransport.version(head.version))
         return task.eventLoop.makeSucceededVoidFuture()
     }

@@ -69,7 +69,6 @@ struct InflatedChunks: AsyncSequence, Sendable {
         }
     }
 
-    /// NIO's response decompressor in a channel of its own, fed by hand.
     /// A failure to inflate as `URLError.cannotDecodeContentData`, as URLSession reports it;
     /// any other error as the transport maps it.
     static func decodingError(_ error: any Error) -> any Error {
@@ -78,6 +77,7 @@ struct InflatedChunks: AsyncSequence, Sendable {
         return URLError(.cannotDecodeContentData, userInfo: [NSUnderlyingErrorKey: error])
     }
 
+    /// NIO's response decompressor in a channel of its own, fed by hand.
     final class Inflater {
         private let channel = EmbeddedChannel()
 

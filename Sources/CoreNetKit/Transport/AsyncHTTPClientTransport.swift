@@ -135,13 +135,8 @@ public final class AsyncHTTPClientTransport: Transport {
     {
         var request = HTTPClientRequest(url: current.url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
-        if !trustByHost.isEmpty, let host = current.url.host?.lowercased() {
-            request.tlsConfiguration = trustByHost[host]
-        }
-        request.headers.reserveCapacity(current.headers.count)
-        for (name, value) in current.headers {
-            request.headers.add(name: name, value: value)
-        }
+        request.tlsConfiguration = trust(for: current.url)
+        request.headers = Self.clientHeaders(current.headers)
         request.body = Self.body(current.body)
         do {
             return try await client.execute(request, deadline: deadline)
@@ -150,10 +145,33 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
+    /// The TLS configuration of `url`'s host, when it has a trust rule.
+    func trust(for url: URL) -> TLSConfiguration? {
+        guard !trustByHost.isEmpty, let host = url.host?.lowercased() else { return nil }
+        return trustByHost[host]
+    }
+
+    /// `headers` as AsyncHTTPClient takes them.
+    static func clientHeaders(_ headers: HTTPHeaders) -> NIOHTTP1.HTTPHeaders {
+        var converted = NIOHTTP1.HTTPHeaders()
+        converted.reserveCapacity(headers.count)
+        for (name, value) in headers { converted.add(name: name, value: value) }
+        return converted
+    }
+
+    /// The bytes of `body` when they go in one write (few enough for one chunk, or nobody watches
+    /// their upload); `nil` for a body pulled in chunks, and for none.
+    static func wholeBytes(_ body: RequestBody) -> Data? {
+        guard let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize else {
+            return nil
+        }
+        return data
+    }
+
     /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
     private static func body(_ body: RequestBody) -> HTTPClientRequest.Body? {
         if body.isEmpty { return nil }
-        if let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize {
+        if let data = wholeBytes(body) {
             body.reportSent(Int64(data.count))
             return .bytes(ByteBuffer(bytes: data))
         }
@@ -199,9 +217,9 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The request to send next if a response with `status` and `location` redirects, with the method rules browsers and
-    /// URLSession use (303, and 301/302 after POST, become GET) and credentials stripped
-    /// across origins.
+    /// The request to send next if a response with `status` and `location` redirects, with the
+    /// method rules browsers and URLSession use (303, and 301/302 after POST, become GET) and
+    /// credentials stripped across origins.
     func redirect(from request: TransportRequest, status: Int, location: String?) throws -> TransportRequest? {
         guard [301, 302, 303, 307, 308].contains(status), let location,
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
