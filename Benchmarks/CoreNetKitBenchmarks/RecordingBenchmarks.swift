@@ -13,6 +13,16 @@ import Foundation
 /// A monitor that implements nothing: what having a monitor at all costs.
 private struct SilentMonitor: NetworkEventMonitor {}
 
+/// A monitor that asks for every exchange as HARRecorder does (inline, bodies up to 64 KiB) and
+/// drops it: what the pipeline's part of recording costs (each exchange redacted and handed
+/// over), apart from the recorder's (the entry, its JSON and the write).
+private struct ExchangeTaker: NetworkEventMonitor {
+    var runsInline: Bool { true }
+    var events: NetworkMonitorEvents { [] }
+    var exchangeBodyLimit: Int? { 64 << 10 }
+    func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) { blackHole(exchange) }
+}
+
 /// What recording every exchange as HAR costs: the same request through the same transport,
 /// with and without a HARRecorder (bodies under its cap), paired batch by batch; and, to tell
 /// the recorder's own part, a monitor that does nothing against none.
@@ -40,6 +50,31 @@ func registerRecordingBenchmarks() {
                 metric: Metrics.recordingRatio,
                 raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
                 kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: recorded).performAsync()) }
+            )
+            recorder.close()
+        }
+    }
+    // The two parts of recording's cost at c8, each paired against the configuration below it,
+    // with more pairs than the rows above: the parts are a few percent each.
+    let parts = Benchmark.Configuration(
+        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(45), maxIterations: 60)
+    for (name, recorded) in [("HARRecorder / exchanges taken", true), ("exchanges taken / no monitor", false)] {
+        Benchmark("Recording c8: \(name) (URLSessionTransport)", configuration: parts) { benchmark in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-bench-\(UUID()).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let recorder = try HARRecorder(file: file)
+            var below = benchConfiguration(transport: URLSessionTransport())
+            var above = below
+            if recorded { below.monitors = [ExchangeTaker()] }
+            above.monitors = [recorded ? recorder : ExchangeTaker()]
+            let (plain, monitored) = (below, above)
+            let baseURL = try await Fixture.baseURL()
+            try await runPaired(
+                benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+                raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
+                kit: {
+                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: monitored).performAsync())
+                }
             )
             recorder.close()
         }
