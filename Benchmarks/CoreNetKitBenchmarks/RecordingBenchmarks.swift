@@ -24,8 +24,9 @@ private struct ExchangeTaker: NetworkEventMonitor {
 }
 
 /// What recording every exchange as HAR costs: the same request through the same transport,
-/// with and without a HARRecorder (bodies under its cap), paired batch by batch; and, to tell
-/// the recorder's own part, a monitor that does nothing against none.
+/// with and without a HARRecorder (bodies under its cap), paired batch by batch; its two parts
+/// (exchanges taken and dropped against none, HARRecorder against that); and a monitor that
+/// does nothing against none.
 func registerRecordingBenchmarks() {
     let configuration = Benchmark.Configuration(
         metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 30)
