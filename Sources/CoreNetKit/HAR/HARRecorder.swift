@@ -26,7 +26,10 @@ import Foundation
 ///
 /// The file is valid HAR after every entry: each is written with the archive's closing brackets
 /// after it, which the next one overwrites, so a recorder that is never closed (a crash, a
-/// killed process) loses only the exchanges still in flight.
+/// killed process) loses only the exchanges still in flight. Until it is closed the file ends
+/// in up to 256 KiB of spaces (whitespace after the archive, which JSON allows) that the next
+/// entries are written over: overwriting a file's bytes costs the system about half of what
+/// extending it by each entry does. ``close()`` cuts them off.
 ///
 /// It asks for exchanges alone and runs inline (NetworkEventMonitor/runsInline): an entry is
 /// written on the thread where its exchange ended, before the request goes on, so the file holds
@@ -47,10 +50,15 @@ public final class HARRecorder: NetworkEventMonitor {
     private struct State {
         var handle: FileHandle?
         /// Where the next entry goes: the end of the last one.
-        var entriesEnd: UInt64
+        var entriesEnd: Int
+        /// The size of the file: the archive, then spaces.
+        var fileEnd: Int
         var count = 0
         var error: (any Error)?
     }
+
+    /// How many bytes of spaces the file is extended by when an entry does not fit.
+    private static let padding = 256 << 10
 
     /// Creates a recorder that writes to `file`, replacing what is there.
     ///
@@ -77,7 +85,7 @@ public final class HARRecorder: NetworkEventMonitor {
         } catch {
             throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
         }
-        self.state = Locked(State(handle: handle, entriesEnd: UInt64(header.count)))
+        self.state = Locked(State(handle: handle, entriesEnd: header.count, fileEnd: header.count + closing.count))
     }
 
     /// The first error writing the file met, if any; no entry is written after it.
@@ -94,37 +102,56 @@ public final class HARRecorder: NetworkEventMonitor {
         }
     }
 
-    /// Closes the file, which holds the entries of every exchange that already ended; later
-    /// entries are dropped. Safe to call more than once, from any thread.
+    /// Closes the file, which holds the entries of every exchange that already ended (and no
+    /// spaces after them); later entries are dropped. Safe to call more than once, from any thread.
     public func close() {
-        state.withLock { state in
-            try? state.handle?.synchronize()
-            try? state.handle?.close()
-            state.handle = nil
-        }
+        state.withLock { close(&$0) }
+    }
+
+    /// Writes the closing text after the last entry again (a write that failed may have cut it),
+    /// cuts the spaces after it and closes the file.
+    private func close(_ state: inout State) {
+        guard let handle = state.handle else { return }
+        _ = writeAll(closing, to: handle.fileDescriptor, at: state.entriesEnd)
+        try? handle.truncate(atOffset: UInt64(state.entriesEnd + closing.count))
+        try? handle.synchronize()
+        try? handle.close()
+        state.handle = nil
     }
 
     /// Writes the entry `text` after the last one, with the closing text after it: one write,
-    /// so the file is never left without its brackets.
+    /// so the file is never left without its brackets. When they do not fit in the file, it is
+    /// first extended by spaces.
     private func append(_ text: [UInt8]) throws {
         try state.withLock { state in
             guard let handle = state.handle, state.error == nil else { return }
             var bytes = Array((state.count == 0 ? "\n" : ",\n").utf8)
             bytes.reserveCapacity(bytes.count + text.count + closing.count)
             bytes += text
-            let entriesEnd = state.entriesEnd + UInt64(bytes.count)
+            let entriesEnd = state.entriesEnd + bytes.count
             bytes += closing
-            let failure = writeAll(bytes, to: handle.fileDescriptor, at: Int(state.entriesEnd))
-            guard failure == 0 else {
-                throw BaseServerError(
-                    code: .fileAccess, message: "could not write \(file.path): \(String(cString: strerror(failure)))")
+            if entriesEnd + closing.count > state.fileEnd {
+                let spaces = [UInt8](
+                    repeating: UInt8(ascii: " "), count: entriesEnd + closing.count - state.fileEnd + Self.padding)
+                try write(spaces, to: handle, at: state.fileEnd)
+                state.fileEnd += spaces.count
             }
+            // An entry is longer than the closing text it writes over: nothing of it is left.
+            try write(bytes, to: handle, at: state.entriesEnd)
             state.entriesEnd = entriesEnd
             state.count += 1
         }
     }
 
+    private func write(_ bytes: [UInt8], to handle: FileHandle, at offset: Int) throws {
+        let failure = writeAll(bytes, to: handle.fileDescriptor, at: offset)
+        guard failure == 0 else {
+            throw BaseServerError(
+                code: .fileAccess, message: "could not write \(file.path): \(String(cString: strerror(failure)))")
+        }
+    }
+
     deinit {
-        state.withLock { state in try? state.handle?.close() }
+        state.withLock { close(&$0) }
     }
 }

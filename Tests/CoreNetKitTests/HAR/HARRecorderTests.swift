@@ -137,6 +137,31 @@ import FoundationNetworking
         }
     }
 
+    @Test func anOpenFileEndsInSpacesThatTheNextEntriesAndCloseTakeAway() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("padded.har")
+                let recorder = try HARRecorder(file: file)
+                let configuration = testConfiguration { $0.monitors = [recorder] }
+                for index in 1...2 {
+                    _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/\(index)") }
+                        .performAsync()
+                }
+
+                let open = try Data(contentsOf: file)
+                let archive = try #require(open.lastIndex(of: UInt8(ascii: "}")))
+                #expect(open.count - archive > 1 << 10)
+                #expect(open[(archive + 1)...].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+                #expect(try HTTPArchive(contentsOf: file).log.entries.count == 2)
+
+                recorder.close()
+                let closed = try Data(contentsOf: file)
+                #expect(closed == open[...archive] + Data("\n".utf8))
+                #expect(try HTTPArchive(contentsOf: file).log.entries.count == 2)
+            }
+        }
+    }
+
     @Test func aFailedAttemptIsAnEntryWithStatusZeroAndItsError() async throws {
         try await withTemporaryDirectory { directory in
             try await withRefusingPort { port in
