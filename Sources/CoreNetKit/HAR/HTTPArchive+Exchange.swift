@@ -128,9 +128,16 @@ extension HTTPArchive.Cookie {
 
 extension HTTPArchive {
     /// The reason phrase of `status` (the transports do not report the server's): `"OK"`,
-    /// `"Not Modified"`; `""` for `0`.
+    /// `"Not Modified"`; `""` for `0`. Read from a table made once for 100–599: Foundation's
+    /// phrase and its capitalization cost more than the rest of an entry's response.
     static func reasonPhrase(_ status: Int) -> String {
         guard status > 0 else { return "" }
+        return reasonPhrases.indices.contains(status - 100) ? reasonPhrases[status - 100] : phrase(of: status)
+    }
+
+    private static let reasonPhrases = (100..<600).map(phrase(of:))
+
+    private static func phrase(of status: Int) -> String {
         let text = HTTPURLResponse.localizedString(forStatusCode: status).capitalized
         return text == "Ok" ? "OK" : text
     }

@@ -20,11 +20,44 @@ extension LogRedactor {
     /// kept in memory; a body streamed from a file is not read). Values shorter than 4
     /// characters are left out: masking them would mask unrelated text.
     static func secretValues(headers: [(name: String, value: String)], url: URL?, body: Data?) -> [String] {
+        var carrying: [Bool] = []
+        return secretValues(headers: headers, url: url, body: body, carrying: &carrying)
+    }
+
+    /// `headers` redacted as ``redact(headers:secrets:)`` does with the secret values of the
+    /// request they were sent with (``secretValues(headers:url:body:)``), and those values: each
+    /// field's own credential test runs once.
+    static func redactRequest(
+        headers: [(name: String, value: String)], url: URL?, body: Data?
+    ) -> (headers: [(name: String, value: String)], secrets: [String]) {
+        var carrying: [Bool] = []
+        let secrets = secretValues(headers: headers, url: url, body: body, carrying: &carrying)
+        let redacted = zip(headers, carrying).map { field, carries in
+            carries || secrets.contains { field.value.contains($0) } ? (name: field.name, value: mask) : field
+        }
+        return (redacted, secrets)
+    }
+
+    /// ``redactRequest(headers:url:body:)`` for the request `request`.
+    static func redactRequest(_ request: TransportRequest) -> (
+        headers: [(name: String, value: String)], secrets: [String]
+    ) {
+        redactRequest(headers: request.headers.fields, url: request.url, body: request.body.data)
+    }
+
+    /// ``secretValues(headers:url:body:)``, and in `carrying` whether each field carries a
+    /// credential by its name or its value's scheme.
+    private static func secretValues(
+        headers: [(name: String, value: String)], url: URL?, body: Data?, carrying: inout [Bool]
+    ) -> [String] {
         var values: [String] = []
         var contentType: String?
+        carrying.reserveCapacity(headers.count)
         for field in headers {
             if HTTPHeaders.matches(field.name, "Content-Type") { contentType = field.value }
-            guard carriesCredential(name: field.name, value: field.value, secrets: []) else { continue }
+            let carries = carriesCredential(name: field.name, value: field.value, secrets: [])
+            carrying.append(carries)
+            guard carries else { continue }
             values.append(field.value)
             if let space = field.value.firstIndex(of: " ") {
                 values.append(String(field.value[field.value.index(after: space)...]))

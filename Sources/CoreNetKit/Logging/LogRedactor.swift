@@ -169,8 +169,7 @@ public enum LogRedactor {
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, value: $0.value)
         }
-        let secrets = secretValues(headers: headers, url: request.url, body: request.httpBody)
-        for header in redact(headers: headers, secrets: secrets) {
+        for header in redactRequest(headers: headers, url: request.url, body: request.httpBody).headers {
             parts.append("-H")
             parts.append(quote("\(header.name): \(header.value)"))
         }

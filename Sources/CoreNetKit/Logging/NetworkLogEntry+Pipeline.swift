@@ -17,12 +17,12 @@ extension NetworkLogEntry {
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, value: $0.value)
         }
-        let secrets = LogRedactor.secretValues(headers: headers, url: request.url, body: request.httpBody)
+        let redacted = LogRedactor.redactRequest(headers: headers, url: request.url, body: request.httpBody)
         return NetworkLogEntry(
             kind: .request, requestId: id, method: request.httpMethod ?? "GET",
             url: LogRedactor.redact(url: request.url),
             statusCode: nil, duration: nil, bytes: request.httpBody?.count,
-            headers: LogRedactor.redact(headers: headers, secrets: secrets),
+            headers: redacted.headers,
             body: bodies ? LogRedactor.loggedBody(of: request) : nil, error: nil, curl: LogRedactor.curl(request))
     }
 

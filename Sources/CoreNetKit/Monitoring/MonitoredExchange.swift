@@ -121,12 +121,12 @@ public struct MonitoredExchange: Sendable {
     /// `record` redacted, its bodies cut at `bodyLimit` bytes.
     init(_ record: Record, bodyLimit: Int) {
         let sent = record.request
-        let secrets = LogRedactor.secretValues(of: sent)
+        let (headers, secrets) = LogRedactor.redactRequest(sent)
         self.attempt = record.attempt
         self.startedAt = record.startedAt
         self.method = sent.method
         self.url = LogRedactor.redact(url: sent.url)
-        self.requestHeaders = HTTPHeaders(LogRedactor.redact(headers: sent.headers.fields, secrets: secrets))
+        self.requestHeaders = HTTPHeaders(headers)
         self.sentCookies = Self.cookieNames(sent.headers)
         self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)
         let received = record.response

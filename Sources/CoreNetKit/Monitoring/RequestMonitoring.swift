@@ -237,10 +237,9 @@ final class RequestMonitoring: Sendable {
     /// transport's request, not read back from a `URLRequest` (on Linux each header of one is a
     /// case-insensitive dictionary lookup).
     static func redacted(_ request: TransportRequest) -> URLRequest {
-        let secrets = LogRedactor.secretValues(of: request)
         var shown = request
         shown.body = .none
-        shown.headers = HTTPHeaders(LogRedactor.redact(headers: request.headers.fields, secrets: secrets))
+        shown.headers = HTTPHeaders(LogRedactor.redactRequest(request).headers)
         let text = request.url.absoluteString
         let redacted = LogRedactor.redact(url: request.url)
         if redacted != text, let url = URL(string: redacted) ?? URL(string: text.components(separatedBy: "?")[0]) {
