@@ -57,8 +57,9 @@ public final class HARRecorder: NetworkEventMonitor {
         var error: (any Error)?
     }
 
-    /// How many bytes of spaces the file is extended by when an entry does not fit.
-    private static let padding = 256 << 10
+    /// What the file is extended by when an entry does not fit, written as many times as it
+    /// takes: made once, so that extending the file costs no filling of memory.
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64 << 10)
 
     /// Creates a recorder that writes to `file`, replacing what is there.
     ///
@@ -130,11 +131,10 @@ public final class HARRecorder: NetworkEventMonitor {
             bytes += text
             let entriesEnd = state.entriesEnd + bytes.count
             bytes += closing
-            if entriesEnd + closing.count > state.fileEnd {
-                let spaces = [UInt8](
-                    repeating: UInt8(ascii: " "), count: entriesEnd + closing.count - state.fileEnd + Self.padding)
-                try write(spaces, to: handle, at: state.fileEnd)
-                state.fileEnd += spaces.count
+            // At least 192 KiB of spaces kept after the closing text, 64 KiB at a time.
+            while state.fileEnd < entriesEnd + closing.count + (192 << 10) {
+                try write(Self.spaces, to: handle, at: state.fileEnd)
+                state.fileEnd += Self.spaces.count
             }
             // An entry is longer than the closing text it writes over: nothing of it is left.
             try write(bytes, to: handle, at: state.entriesEnd)
