@@ -153,6 +153,10 @@ import FoundationNetworking
                 #expect(open.count - archive > 1 << 10)
                 #expect(open[(archive + 1)...].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
                 #expect(try HTTPArchive(contentsOf: file).log.entries.count == 2)
+                if externalHARToolsRun {
+                    let check = try runCheckHAR(file)
+                    #expect(check.status == 0, "\(check.output)")
+                }
 
                 recorder.close()
                 let closed = try Data(contentsOf: file)
