@@ -29,7 +29,7 @@ import Foundation
 /// killed process) loses only the exchanges still in flight. Until it is closed the file ends
 /// in up to 256 KiB of spaces (whitespace after the archive, which JSON allows) that the next
 /// entries are written over: overwriting a file's bytes costs the system about half of what
-/// extending it by each entry does. ``close()`` cuts them off.
+/// extending it by each entry does. ``close()``, or releasing the recorder, cuts them off.
 ///
 /// It asks for exchanges alone and runs inline (NetworkEventMonitor/runsInline): an entry is
 /// written on the thread where its exchange ended, before the request goes on, so the file holds
