@@ -15,7 +15,7 @@ import Foundation
 /// It writes into memory of its own through a pointer, after one check of the room left per
 /// piece: an `Array`'s `append` asks the runtime whether its storage is shared at every byte,
 /// which cost more than the bytes (over the stub, 34.5k instructions for the 20-item page's
-/// entry; 19.6k this way).
+/// entry; about 20k this way).
 struct HARWriter: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
