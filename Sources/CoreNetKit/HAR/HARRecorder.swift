@@ -96,8 +96,15 @@ public final class HARRecorder: NetworkEventMonitor {
     public var count: Int { state.withLock { $0.count } }
 
     public func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
+        // `,\n`, the entry and the closing text, written outside the lock: the first entry's
+        // text starts at its newline.
+        var writer = HARWriter(roomFor: exchange, extra: 2 + closing.count)
+        writer.put(",\n")
+        writer.entry(exchange, requestId: request.id)
+        let entryEnd = writer.count
+        writer.put(closing)
         do {
-            try append(HARWriter.encode(HTTPArchive.Entry(exchange, requestId: request.id)))
+            try append(writer, entryEnd: entryEnd)
         } catch {
             state.withLock { $0.error = $0.error ?? error }
         }
@@ -113,37 +120,34 @@ public final class HARRecorder: NetworkEventMonitor {
     /// cuts the spaces after it and closes the file.
     private func close(_ state: inout State) {
         guard let handle = state.handle else { return }
-        _ = writeAll(closing, to: handle.fileDescriptor, at: state.entriesEnd)
+        _ = closing.withUnsafeBytes { writeAll($0, to: handle.fileDescriptor, at: state.entriesEnd) }
         try? handle.truncate(atOffset: UInt64(state.entriesEnd + closing.count))
         try? handle.synchronize()
         try? handle.close()
         state.handle = nil
     }
 
-    /// Writes the entry `text` after the last one, with the closing text after it: one write,
-    /// so the file is never left without its brackets. When they do not fit in the file, it is
-    /// first extended by spaces.
-    private func append(_ text: [UInt8]) throws {
+    /// Writes the text of `writer` (an entry before `entryEnd`, then the closing text) after the
+    /// last entry: one write, so the file is never left without its brackets. When they do not
+    /// fit in the file, it is first extended by spaces.
+    private func append(_ writer: borrowing HARWriter, entryEnd: Int) throws {
         try state.withLock { state in
             guard let handle = state.handle, state.error == nil else { return }
-            var bytes = Array((state.count == 0 ? "\n" : ",\n").utf8)
-            bytes.reserveCapacity(bytes.count + text.count + closing.count)
-            bytes += text
-            let entriesEnd = state.entriesEnd + bytes.count
-            bytes += closing
+            let start = state.count == 0 ? 1 : 0
+            let entriesEnd = state.entriesEnd + entryEnd - start
             // At least 192 KiB of spaces kept after the closing text, 64 KiB at a time.
             while state.fileEnd < entriesEnd + closing.count + (192 << 10) {
-                try write(Self.spaces, to: handle, at: state.fileEnd)
+                try Self.spaces.withUnsafeBytes { try write($0, to: handle, at: state.fileEnd) }
                 state.fileEnd += Self.spaces.count
             }
             // An entry is longer than the closing text it writes over: nothing of it is left.
-            try write(bytes, to: handle, at: state.entriesEnd)
+            try writer.withBytes(from: start) { try write($0, to: handle, at: state.entriesEnd) }
             state.entriesEnd = entriesEnd
             state.count += 1
         }
     }
 
-    private func write(_ bytes: [UInt8], to handle: FileHandle, at offset: Int) throws {
+    private func write(_ bytes: UnsafeRawBufferPointer, to handle: FileHandle, at offset: Int) throws {
         let failure = writeAll(bytes, to: handle.fileDescriptor, at: offset)
         guard failure == 0 else {
             throw BaseServerError(

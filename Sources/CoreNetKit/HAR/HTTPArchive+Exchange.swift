@@ -15,39 +15,59 @@ extension HTTPArchive.Entry {
     /// The entry of `exchange`, an attempt of the request `requestId` or an answer of the cache.
     ///
     /// Its timings are in whole microseconds, and ``time`` is their sum: blocked + send + wait +
-    /// receive.
+    /// receive. The recorder writes the same entry without building it (HARWriter); both read
+    /// each field's value from the helpers below.
     public init(_ exchange: MonitoredExchange, requestId: String?) {
-        let blocked = Self.milliseconds(exchange.blocked)
-        let wait = Self.milliseconds(exchange.wait)
-        let receive = Self.milliseconds(exchange.receive)
+        let (blocked, wait, receive) = Self.microseconds(exchange)
         self.init(
             startedDateTime: Self.timestamp(exchange.startedAt),
-            time: ((blocked + wait + receive) * 1000).rounded() / 1000,
+            time: Double(blocked + wait + receive) / 1000,
             request: HTTPArchive.Request(exchange),
             response: HTTPArchive.Response(exchange),
-            cache: HTTPArchive.Cache(comment: exchange.isFromCache ? "answered from the cache" : nil),
+            cache: HTTPArchive.Cache(comment: Self.cacheComment(exchange)),
             timings: HTTPArchive.Timings(
-                blocked: blocked, dns: -1, connect: -1, send: 0, wait: wait, receive: receive, ssl: -1),
-            comment: exchange.isAfterRequestEnded ? "after the request ended (a background revalidation)" : nil,
-            requestId: requestId, attempt: exchange.isFromCache ? nil : exchange.attempt,
-            fromCache: exchange.isFromCache ? "disk" : nil,
-            error: exchange.error.map { "\($0.code)" })
+                blocked: Double(blocked) / 1000, dns: -1, connect: -1, send: 0, wait: Double(wait) / 1000,
+                receive: Double(receive) / 1000, ssl: -1),
+            comment: Self.comment(exchange), requestId: requestId, attempt: Self.attempt(exchange),
+            fromCache: Self.fromCache(exchange), error: Self.error(exchange))
+    }
+
+    /// The blocked, wait and receive times of `exchange` in whole microseconds.
+    static func microseconds(_ exchange: MonitoredExchange) -> (blocked: Int, wait: Int, receive: Int) {
+        (microseconds(exchange.blocked), microseconds(exchange.wait), microseconds(exchange.receive))
+    }
+
+    /// `duration` in whole microseconds, `0` below zero.
+    static func microseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000), 0)
     }
 
     /// `duration` in milliseconds, to the microsecond.
-    static func milliseconds(_ duration: Duration) -> Double {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        return Double(max(microseconds, 0)) / 1000
-    }
+    static func milliseconds(_ duration: Duration) -> Double { Double(microseconds(duration)) / 1000 }
 
     /// `date` as ISO 8601 with milliseconds, in UTC.
     static func timestamp(_ date: Date) -> String { HTTPDate.iso8601(date) }
+
+    static func cacheComment(_ exchange: MonitoredExchange) -> String? {
+        exchange.isFromCache ? "answered from the cache" : nil
+    }
+
+    static func comment(_ exchange: MonitoredExchange) -> String? {
+        exchange.isAfterRequestEnded ? "after the request ended (a background revalidation)" : nil
+    }
+
+    static func attempt(_ exchange: MonitoredExchange) -> Int? { exchange.isFromCache ? nil : exchange.attempt }
+
+    static func fromCache(_ exchange: MonitoredExchange) -> String? { exchange.isFromCache ? "disk" : nil }
+
+    static func error(_ exchange: MonitoredExchange) -> String? { exchange.error.map { "\($0.code)" } }
 }
 
 extension HTTPArchive.Request {
     init(_ exchange: MonitoredExchange) {
         self.init(
-            method: exchange.method.rawValue, url: exchange.url, httpVersion: exchange.httpVersion ?? "HTTP/1.1",
+            method: exchange.method.rawValue, url: exchange.url, httpVersion: HTTPArchive.httpVersion(exchange),
             cookies: exchange.sentCookies.map { HTTPArchive.Cookie(name: $0, value: LogRedactor.mask) },
             headers: exchange.requestHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
             queryString: Self.queryItems(of: exchange.url),
@@ -81,23 +101,37 @@ extension HTTPArchive.Request {
 
 extension HTTPArchive.Response {
     init(_ exchange: MonitoredExchange) {
-        let status = exchange.statusCode ?? 0
         let body = exchange.responseBody
-        let compressed = exchange.responseHeaders["Content-Encoding"].map { $0.lowercased() != "identity" } ?? false
         self.init(
-            status: status,
-            statusText: HTTPArchive.reasonPhrase(status),
-            httpVersion: exchange.httpVersion ?? "HTTP/1.1",
+            status: exchange.statusCode ?? 0,
+            statusText: HTTPArchive.reasonPhrase(exchange.statusCode ?? 0),
+            httpVersion: HTTPArchive.httpVersion(exchange),
             cookies: exchange.setCookies.map(HTTPArchive.Cookie.init(setCookie:)),
             headers: exchange.responseHeaders.map { HTTPArchive.Field(name: $0.name, value: $0.value) },
             content: HTTPArchive.Content(
-                size: body?.size ?? 0, mimeType: body?.mimeType ?? exchange.responseHeaders["Content-Type"] ?? "",
-                text: body?.text, encoding: body?.isBase64 == true ? "base64" : nil,
+                size: body?.size ?? 0, mimeType: Self.mimeType(exchange), text: body?.text,
+                encoding: body?.isBase64 == true ? "base64" : nil,
                 comment: body?.isTruncated == true ? "truncated" : nil),
-            redirectURL: exchange.responseHeaders["Location"] ?? exchange.redirectedTo ?? "",
+            redirectURL: Self.redirectURL(exchange),
             headersSize: -1,
-            bodySize: exchange.isFromCache ? 0 : compressed ? -1 : body?.size ?? 0,
+            bodySize: Self.bodySize(exchange),
             comment: exchange.error?.errorDescription)
+    }
+
+    static func mimeType(_ exchange: MonitoredExchange) -> String {
+        exchange.responseBody?.mimeType ?? exchange.responseHeaders["Content-Type"] ?? ""
+    }
+
+    static func redirectURL(_ exchange: MonitoredExchange) -> String {
+        exchange.responseHeaders["Location"] ?? exchange.redirectedTo ?? ""
+    }
+
+    /// The bytes the response's body took on the wire: `0` for an answer of the cache, `-1`
+    /// (unknown) when it came compressed.
+    static func bodySize(_ exchange: MonitoredExchange) -> Int {
+        guard !exchange.isFromCache else { return 0 }
+        let compressed = exchange.responseHeaders["Content-Encoding"].map { $0.lowercased() != "identity" } ?? false
+        return compressed ? -1 : exchange.responseBody?.size ?? 0
     }
 }
 
@@ -141,6 +175,9 @@ extension HTTPArchive {
         let text = HTTPURLResponse.localizedString(forStatusCode: status).capitalized
         return text == "Ok" ? "OK" : text
     }
+
+    /// The HTTP version of `exchange`'s response, `HTTP/1.1` when the transport did not say.
+    static func httpVersion(_ exchange: MonitoredExchange) -> String { exchange.httpVersion ?? "HTTP/1.1" }
 
     /// The comment of a recorded body: how its text is to be read.
     static func comment(_ body: MonitoredExchange.Body) -> String? {

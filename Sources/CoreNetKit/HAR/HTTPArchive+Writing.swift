@@ -7,139 +7,184 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Writes a HAR entry as JSON by hand, for the recorder: `JSONEncoder` costs about four times as
-/// much per entry (generic boxing, a dictionary per object), which a recorder pays on every
-/// exchange. Reading goes through `Codable`; the tests check that what this writes decodes to
-/// the entry it was given.
+/// Writes the HAR entry of an exchange as JSON by hand, for the recorder, without building the
+/// ``HTTPArchive/Entry`` first: `JSONEncoder` costs about four times as much per entry (generic
+/// boxing, a dictionary per object), and building the entry a third more than writing it, which
+/// a recorder pays on every exchange. What it writes decodes to `HTTPArchive.Entry(exchange,
+/// requestId:)`: both take each value from the same helpers (HTTPArchive+Exchange.swift), and
+/// the tests compare the two for every kind of exchange.
 ///
 /// It writes into memory of its own through a pointer, after one check of the room left per
 /// piece: an `Array`'s `append` asks the runtime whether its storage is shared at every byte,
-/// which cost more than the bytes (over the stub, 34.5k instructions for the 20-item page's
-/// entry; about 20k this way).
+/// which cost more than the bytes. The members' names and the punctuation between them are
+/// written as one literal each: every object begins with a member that is always there, so
+/// each later one starts with its comma.
 struct HARWriter: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
-    private var count = 0
-    /// Whether the object being written has no member yet.
-    private var empty = true
+    /// How many bytes were written.
+    private(set) var count = 0
 
-    private init(capacity: Int) {
-        self.capacity = capacity
-        self.base = .allocate(byteCount: capacity, alignment: 8)
+    /// A writer with room for the entry of `exchange` and `extra` bytes, the bodies' worst case
+    /// (every byte a six-byte escape) included: no growing on the way.
+    init(roomFor exchange: MonitoredExchange, extra: Int = 0) {
+        let bodies = (exchange.responseBody?.text.utf8.count ?? 0) + (exchange.requestBody?.text.utf8.count ?? 0)
+        capacity = 2048 + 6 * bodies + extra
+        base = .allocate(byteCount: capacity, alignment: 8)
     }
 
     deinit { base.deallocate() }
 
-    /// `entry` as one line of JSON.
-    static func encode(_ entry: HTTPArchive.Entry) -> [UInt8] {
-        // Room for the bodies' worst case (every byte a six-byte escape): no growing on the way.
-        let bodies = (entry.response.content.text?.utf8.count ?? 0) + (entry.request.postData?.text.utf8.count ?? 0)
-        var writer = HARWriter(capacity: 2048 + 6 * bodies)
-        writer.object { writer in
-            writer.field("startedDateTime", entry.startedDateTime)
-            writer.field("time", entry.time)
-            writer.key("request")
-            writer.request(entry.request)
-            writer.key("response")
-            writer.response(entry.response)
-            writer.key("cache")
-            writer.object { $0.field("comment", entry.cache.comment) }
-            writer.key("timings")
-            writer.timings(entry.timings)
-            writer.field("comment", entry.comment)
-            writer.field("_requestId", entry.requestId)
-            writer.field("_attempt", entry.attempt.map(Double.init))
-            writer.field("_fromCache", entry.fromCache)
-            writer.field("_error", entry.error)
-        }
-        return [UInt8](UnsafeRawBufferPointer(start: writer.base, count: writer.count))
+    /// The entry of `exchange` as one line of JSON.
+    static func encode(_ exchange: MonitoredExchange, requestId: String?) -> [UInt8] {
+        var writer = HARWriter(roomFor: exchange)
+        writer.entry(exchange, requestId: requestId)
+        return writer.withBytes(from: 0) { [UInt8]($0) }
     }
 
-    private mutating func request(_ request: HTTPArchive.Request) {
-        object { writer in
-            writer.field("method", request.method)
-            writer.field("url", request.url)
-            writer.field("httpVersion", request.httpVersion)
-            writer.cookies(request.cookies)
-            writer.fields("headers", request.headers)
-            writer.fields("queryString", request.queryString)
-            if let postData = request.postData {
-                writer.key("postData")
-                writer.object { writer in
-                    writer.field("mimeType", postData.mimeType)
-                    writer.field("text", postData.text)
-                    if let params = postData.params {
-                        writer.array("params", params) { writer, param in
-                            writer.field("name", param.name)
-                            writer.field("value", param.value)
-                            writer.field("fileName", param.fileName)
-                            writer.field("contentType", param.contentType)
-                            writer.field("comment", param.comment)
-                        }
-                    }
-                    writer.field("comment", postData.comment)
+    /// Calls `body` with the bytes written from `start` on.
+    func withBytes<Result>(from start: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base + start, count: count - start))
+    }
+
+    /// Writes the entry of `exchange`, an attempt of the request `requestId` or an answer of the
+    /// cache: what `HTTPArchive.Entry(exchange, requestId:)` holds.
+    mutating func entry(_ exchange: MonitoredExchange, requestId: String?) {
+        typealias Entry = HTTPArchive.Entry
+        let (blocked, wait, receive) = Entry.microseconds(exchange)
+        put(#"{"startedDateTime":"#)
+        string(Entry.timestamp(exchange.startedAt))
+        put(#","time":"#)
+        milliseconds(blocked + wait + receive)
+        put(#","request":"#)
+        request(exchange)
+        put(#","response":"#)
+        response(exchange)
+        put(#","cache":{"#)
+        if let comment = Entry.cacheComment(exchange) {
+            put(#""comment":"#)
+            string(comment)
+        }
+        put(#"},"timings":{"blocked":"#)
+        milliseconds(blocked)
+        put(#","dns":-1,"connect":-1,"send":0,"wait":"#)
+        milliseconds(wait)
+        put(#","receive":"#)
+        milliseconds(receive)
+        put(#","ssl":-1}"#)
+        field(#","comment":"#, Entry.comment(exchange))
+        field(#","_requestId":"#, requestId)
+        if let attempt = Entry.attempt(exchange) {
+            put(#","_attempt":"#)
+            integer(attempt)
+        }
+        field(#","_fromCache":"#, Entry.fromCache(exchange))
+        field(#","_error":"#, Entry.error(exchange))
+        put(UInt8(ascii: "}"))
+    }
+
+    private mutating func request(_ exchange: MonitoredExchange) {
+        put(#"{"method":"#)
+        string(exchange.method.rawValue)
+        put(#","url":"#)
+        string(exchange.url)
+        put(#","httpVersion":"#)
+        string(HTTPArchive.httpVersion(exchange))
+        put(#","cookies":["#)
+        for (index, name) in exchange.sentCookies.enumerated() {
+            if index > 0 { put(UInt8(ascii: ",")) }
+            put(#"{"name":"#)
+            string(name)
+            put(#","value":"#)
+            string(LogRedactor.mask)
+            put(UInt8(ascii: "}"))
+        }
+        put(#"],"headers":"#)
+        fields(exchange.requestHeaders.fields)
+        put(#","queryString":"#)
+        fields(HTTPArchive.Request.queryItems(of: exchange.url).map { (name: $0.name, value: $0.value) })
+        if let body = exchange.requestBody {
+            put(#","postData":{"mimeType":"#)
+            string(body.mimeType)
+            put(#","text":"#)
+            string(body.text)
+            if let parameters = body.parameters {
+                put(#","params":["#)
+                for (index, parameter) in parameters.enumerated() {
+                    if index > 0 { put(UInt8(ascii: ",")) }
+                    put(#"{"name":"#)
+                    string(parameter.name)
+                    field(#","value":"#, parameter.value)
+                    field(#","fileName":"#, parameter.fileName)
+                    field(#","contentType":"#, parameter.contentType)
+                    put(UInt8(ascii: "}"))
                 }
+                put(UInt8(ascii: "]"))
             }
-            writer.field("headersSize", Double(request.headersSize))
-            writer.field("bodySize", Double(request.bodySize))
-            writer.field("comment", request.comment)
+            field(#","comment":"#, HTTPArchive.comment(body))
+            put(UInt8(ascii: "}"))
         }
+        put(#","headersSize":-1,"bodySize":"#)
+        integer(exchange.requestBody?.size ?? 0)
+        put(UInt8(ascii: "}"))
     }
 
-    private mutating func response(_ response: HTTPArchive.Response) {
-        object { writer in
-            writer.field("status", Double(response.status))
-            writer.field("statusText", response.statusText)
-            writer.field("httpVersion", response.httpVersion)
-            writer.cookies(response.cookies)
-            writer.fields("headers", response.headers)
-            writer.key("content")
-            writer.object { writer in
-                writer.field("size", Double(response.content.size))
-                writer.field("mimeType", response.content.mimeType)
-                writer.field("text", response.content.text)
-                writer.field("encoding", response.content.encoding)
-                writer.field("comment", response.content.comment)
-            }
-            writer.field("redirectURL", response.redirectURL)
-            writer.field("headersSize", Double(response.headersSize))
-            writer.field("bodySize", Double(response.bodySize))
-            writer.field("comment", response.comment)
+    private mutating func response(_ exchange: MonitoredExchange) {
+        typealias Response = HTTPArchive.Response
+        put(#"{"status":"#)
+        integer(exchange.statusCode ?? 0)
+        put(#","statusText":"#)
+        string(HTTPArchive.reasonPhrase(exchange.statusCode ?? 0))
+        put(#","httpVersion":"#)
+        string(HTTPArchive.httpVersion(exchange))
+        put(#","cookies":["#)
+        for (index, line) in exchange.setCookies.enumerated() {
+            if index > 0 { put(UInt8(ascii: ",")) }
+            cookie(HTTPArchive.Cookie(setCookie: line))
         }
+        put(#"],"headers":"#)
+        fields(exchange.responseHeaders.fields)
+        let body = exchange.responseBody
+        put(#","content":{"size":"#)
+        integer(body?.size ?? 0)
+        put(#","mimeType":"#)
+        string(Response.mimeType(exchange))
+        field(#","text":"#, body?.text)
+        if body?.isBase64 == true { put(#","encoding":"base64""#) }
+        if body?.isTruncated == true { put(#","comment":"truncated""#) }
+        put(#"},"redirectURL":"#)
+        string(Response.redirectURL(exchange))
+        put(#","headersSize":-1,"bodySize":"#)
+        integer(Response.bodySize(exchange))
+        field(#","comment":"#, exchange.error?.errorDescription)
+        put(UInt8(ascii: "}"))
     }
 
-    private mutating func timings(_ timings: HTTPArchive.Timings) {
-        object { writer in
-            writer.field("blocked", timings.blocked)
-            writer.field("dns", timings.dns)
-            writer.field("connect", timings.connect)
-            writer.field("send", timings.send)
-            writer.field("wait", timings.wait)
-            writer.field("receive", timings.receive)
-            writer.field("ssl", timings.ssl)
-            writer.field("comment", timings.comment)
-        }
+    private mutating func cookie(_ cookie: HTTPArchive.Cookie) {
+        put(#"{"name":"#)
+        string(cookie.name)
+        put(#","value":"#)
+        string(cookie.value)
+        field(#","path":"#, cookie.path)
+        field(#","domain":"#, cookie.domain)
+        field(#","expires":"#, cookie.expires)
+        if let httpOnly = cookie.httpOnly { put(httpOnly ? #","httpOnly":true"# : #","httpOnly":false"#) }
+        if let secure = cookie.secure { put(secure ? #","secure":true"# : #","secure":false"#) }
+        field(#","comment":"#, cookie.comment)
+        put(UInt8(ascii: "}"))
     }
 
-    private mutating func cookies(_ cookies: [HTTPArchive.Cookie]) {
-        array("cookies", cookies) { writer, cookie in
-            writer.field("name", cookie.name)
-            writer.field("value", cookie.value)
-            writer.field("path", cookie.path)
-            writer.field("domain", cookie.domain)
-            writer.field("expires", cookie.expires)
-            if let httpOnly = cookie.httpOnly { writer.field("httpOnly", literal: httpOnly ? "true" : "false") }
-            if let secure = cookie.secure { writer.field("secure", literal: secure ? "true" : "false") }
-            writer.field("comment", cookie.comment)
+    /// `fields` as a list of `{"name":…,"value":…}` objects.
+    private mutating func fields(_ fields: [(name: String, value: String)]) {
+        put(UInt8(ascii: "["))
+        for (index, field) in fields.enumerated() {
+            put(index == 0 ? #"{"name":"# : #",{"name":"#)
+            string(field.name)
+            put(#","value":"#)
+            string(field.value)
+            put(UInt8(ascii: "}"))
         }
-    }
-
-    private mutating func fields(_ name: StaticString, _ fields: [HTTPArchive.Field]) {
-        array(name, fields) { writer, field in
-            writer.field("name", field.name)
-            writer.field("value", field.value)
-            writer.field("comment", field.comment)
-        }
+        put(UInt8(ascii: "]"))
     }
 
     // MARK: JSON
@@ -158,7 +203,7 @@ struct HARWriter: ~Copyable {
 
     /// Appends `byte`.
     @inline(__always)
-    private mutating func put(_ byte: UInt8) {
+    mutating func put(_ byte: UInt8) {
         reserve(1)
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
@@ -166,85 +211,43 @@ struct HARWriter: ~Copyable {
 
     /// Appends `text`.
     @inline(__always)
-    private mutating func put(_ text: StaticString) {
+    mutating func put(_ text: StaticString) {
         reserve(text.utf8CodeUnitCount)
         (base + count).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
         count += text.utf8CodeUnitCount
     }
 
-    private mutating func object(_ members: (inout HARWriter) -> Void) {
-        put(UInt8(ascii: "{"))
-        empty = true
-        members(&self)
-        put(UInt8(ascii: "}"))
-        empty = false
+    /// Appends `bytes`.
+    mutating func put(_ bytes: [UInt8]) {
+        reserve(bytes.count)
+        bytes.withUnsafeBytes { (base + count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        count += bytes.count
     }
 
-    private mutating func array<Element>(
-        _ name: StaticString, _ elements: [Element], _ members: (inout HARWriter, Element) -> Void
-    ) {
-        key(name)
-        put(UInt8(ascii: "["))
-        for (index, element) in elements.enumerated() {
-            if index > 0 { put(UInt8(ascii: ",")) }
-            object { members(&$0, element) }
-        }
-        put(UInt8(ascii: "]"))
-        empty = false
-    }
-
-    /// A member's name: one of this writer's own, plain ASCII with nothing to escape.
-    private mutating func key(_ name: StaticString) {
-        if !empty { put(UInt8(ascii: ",")) }
-        put(UInt8(ascii: "\""))
-        put(name)
-        put(UInt8(ascii: "\""))
-        put(UInt8(ascii: ":"))
-        empty = true  // the value that follows is not a member of its own
-    }
-
+    /// `name` (a member's name with its quotes, colon and leading comma) and `value` as a JSON
+    /// string, when there is a value.
     private mutating func field(_ name: StaticString, _ value: String?) {
         guard let value else { return }
-        key(name)
+        put(name)
         string(value)
-        empty = false
     }
 
-    private mutating func field(_ name: StaticString, _ value: Double?) {
-        guard let value else { return }
-        key(name)
-        number(value)
-        empty = false
+    /// `value` as a JSON number.
+    private mutating func integer(_ value: Int) {
+        // At most nineteen digits and a sign.
+        reserve(20)
+        if value < 0 { put(UInt8(ascii: "-")) }
+        digits(value.magnitude)
     }
 
-    private mutating func field(_ name: StaticString, literal: StaticString) {
-        key(name)
-        put(literal)
-        empty = false
-    }
-
-    /// `value` as a JSON number. Sizes and statuses are whole, and times are milliseconds to the
-    /// microsecond: those are written digit by digit, which reads back as the same `Double`
-    /// (both are the one nearest the decimal); anything else as Swift prints it.
-    private mutating func number(_ value: Double) {
-        let thousandths = (value * 1000).rounded()
-        guard abs(thousandths) < 1e15, thousandths / 1000 == value else {
-            var text = String(value)
-            text.withUTF8 { utf8 in
-                reserve(utf8.count)
-                (base + count).copyMemory(from: utf8.baseAddress!, byteCount: utf8.count)
-                count += utf8.count
-            }
-            return
-        }
-        // At most fifteen digits, a sign and a point.
-        reserve(17)
-        if thousandths < 0 { put(UInt8(ascii: "-")) }
-        let scaled = Int(abs(thousandths))
-        digits(scaled / 1000)
-        guard scaled % 1000 != 0 else { return }
+    /// `microseconds` (not negative) as milliseconds: a whole number and up to three decimals,
+    /// which reads back as the `Double` nearest the decimal, as `HTTPArchive.Entry` computes it.
+    private mutating func milliseconds(_ microseconds: Int) {
+        reserve(22)
+        digits(UInt(microseconds) / 1000)
+        var fraction = UInt(microseconds) % 1000
+        guard fraction != 0 else { return }
         put(UInt8(ascii: "."))
-        var fraction = scaled % 1000
         var places = 3
         while fraction % 10 == 0 {
             fraction /= 10
@@ -253,17 +256,16 @@ struct HARWriter: ~Copyable {
         digits(fraction, count: places)
     }
 
-    /// The decimal digits of `value` (not negative, below 10¹⁵), padded with zeros to `count`,
-    /// for which room was made.
-    private mutating func digits(_ value: Int, count minimum: Int = 1) {
+    /// The decimal digits of `value`, padded with zeros to `count`, for which room was made.
+    private mutating func digits(_ value: UInt, count minimum: Int = 1) {
         var length = 1
-        var power = 10
-        while power <= value {
+        var rest = value / 10
+        while rest > 0 {
             length += 1
-            power *= 10
+            rest /= 10
         }
         length = max(length, minimum)
-        var rest = value
+        rest = value
         for at in stride(from: count + length - 1, through: count, by: -1) {
             base.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
             rest /= 10

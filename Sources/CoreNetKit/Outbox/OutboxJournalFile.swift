@@ -48,7 +48,7 @@ final class OutboxJournalFile {
     func append(_ bytes: [UInt8], sync: Bool = true) throws {
         guard !bytes.isEmpty else { return }
         let start = length
-        let failure = writeAll(bytes, to: fd, at: start)
+        let failure = bytes.withUnsafeBytes { writeAll($0, to: fd, at: start) }
         guard failure == 0, !sync || fsync(fd) == 0 else {
             let failure = failure == 0 ? errno : failure
             _ = ftruncate(fd, off_t(start))

@@ -11,18 +11,16 @@ import Foundation
 /// takes them at once (`pwrite`, retried after an interrupt or a short write).
 ///
 /// - Returns: `0`, or the `errno` of the write that failed.
-func writeAll(_ bytes: [UInt8], to fd: Int32, at offset: Int) -> Int32 {
-    bytes.withUnsafeBytes { buffer -> Int32 in
-        guard let base = buffer.baseAddress else { return 0 }
-        var written = 0
-        while written < buffer.count {
-            let count = pwrite(fd, base + written, buffer.count - written, off_t(offset + written))
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            written += count
+func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int) -> Int32 {
+    guard let base = bytes.baseAddress else { return 0 }
+    var written = 0
+    while written < bytes.count {
+        let count = pwrite(fd, base + written, bytes.count - written, off_t(offset + written))
+        if count < 0 {
+            if errno == EINTR { continue }
+            return errno
         }
-        return 0
+        written += count
     }
+    return 0
 }

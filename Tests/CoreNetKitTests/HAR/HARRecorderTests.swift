@@ -74,6 +74,27 @@ import FoundationNetworking
         }
     }
 
+    /// The writer against `HTTPArchive.Entry` on each exchange of a real run, as the recorder
+    /// is given it (each monitor is given an exchange of its own, whose redacted JSON bodies may
+    /// list their members in another order).
+    @Test func whatTheRecorderWritesForEachExchangeIsWhatHTTPArchiveEntryBuildsFromIt() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("same.har")
+                let collector = ExchangeCollector()
+                try await Self.recordEveryKind(server, into: file, cache: directory, also: collector)
+
+                let pairs = collector.collected()
+                #expect(pairs.count == (try HTTPArchive(contentsOf: file).log.entries.count))
+                #expect(pairs.count >= 10)
+                for (written, built) in pairs {
+                    let decoded = try JSONDecoder().decode(HTTPArchive.Entry.self, from: Data(written))
+                    #expect(decoded == built, "\(built.request.method) \(built.request.url)")
+                }
+            }
+        }
+    }
+
     /// Needs python3 with `jsonschema` and `haralyzer` (PyPI), which `.ci/run` installs: there
     /// it always runs; elsewhere it runs when they are installed.
     @Test(.enabled(if: externalHARToolsRun)) func theHAR12SchemaAndHaralyzerAcceptTheFile() async throws {
@@ -326,6 +347,23 @@ import FoundationNetworking
     }
 }
 
+/// For every exchange as the recorder is given it (inline, bodies cut where the recorder cuts
+/// them), what the recorder's writer writes and the entry `HTTPArchive.Entry` builds.
+final class ExchangeCollector: NetworkEventMonitor {
+    var runsInline: Bool { true }
+    var events: NetworkMonitorEvents { [] }
+    var exchangeBodyLimit: Int? { 512 }
+    private let pairs = Locked<[(written: [UInt8], built: HTTPArchive.Entry)]>([])
+
+    func request(_ request: MonitoredRequest, didExchange exchange: MonitoredExchange) {
+        let written = HARWriter.encode(exchange, requestId: request.id)
+        let built = HTTPArchive.Entry(exchange, requestId: request.id)
+        pairs.withLock { $0.append((written, built)) }
+    }
+
+    func collected() -> [(written: [UInt8], built: HTTPArchive.Entry)] { pairs.withLock { $0 } }
+}
+
 /// The durations monitors are told for each attempt, by "requestId#attempt".
 final class ExchangeWatcher: NetworkEventMonitor {
     let queue = DispatchQueue(label: "tests.exchange-watcher")
@@ -370,7 +408,8 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
 
-/// The recorder's hand-written JSON against `Codable`: what it writes decodes to the entry.
+/// The recorder's hand-written JSON against `Codable`: what it writes for an exchange decodes to
+/// the entry `HTTPArchive.Entry` builds from it.
 @Suite struct HARWriterTests {
     @Test func aWrittenEntryDecodesToTheSameEntry() throws {
         let exchange = MonitoredExchange(
@@ -385,7 +424,8 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
             at: Date(timeIntervalSince1970: 1_790_000_000.123), bodyLimit: 1 << 20)
         let entry = HTTPArchive.Entry(exchange, requestId: "r-1")
 
-        let decoded = try JSONDecoder().decode(HTTPArchive.Entry.self, from: Data(HARWriter.encode(entry)))
+        let decoded = try JSONDecoder().decode(
+            HTTPArchive.Entry.self, from: Data(HARWriter.encode(exchange, requestId: "r-1")))
 
         #expect(decoded == entry)
         #expect(entry.response.cookies.first?.secure == true && entry.response.cookies.first?.httpOnly == true)
@@ -416,29 +456,42 @@ func runCheckHAR(_ file: URL) throws -> (status: Int32, output: String) {
     }
 
     @Test func timesAndSizesReadBackAsTheSameNumbers() throws {
-        for value in [0, -1, 1, 7, 200, 1115, 0.001, 0.016, 36.383, 1234.5, 99_999.999, 0.1 + 0.2, 1e20, -3.25] {
-            var entry = try Self.entry(text: "x")
-            entry.time = value
-            let decoded = try JSONDecoder().decode(HTTPArchive.Entry.self, from: Data(HARWriter.encode(entry)))
-            #expect(decoded.time == value)
+        let microseconds = [0, 1, 7, 16, 200, 1115, 36_383, 1_234_500, 99_999_999, 259_200_000_000]
+        for (index, value) in microseconds.enumerated() {
+            let record = MonitoredExchange.Record(
+                attempt: index + 1, startedAt: Date(timeIntervalSince1970: 1_790_000_000), request: try Self.request(),
+                response: ReceivedResponse(
+                    statusCode: 200 + index, headers: [:], url: nil, body: Data(count: value % 4096),
+                    bytes: Int64(value % 4096)),
+                error: nil, blocked: .microseconds(value), wait: .microseconds(value / 3),
+                receive: .microseconds(value / 7))
+            let exchange = MonitoredExchange(record, bodyLimit: 1 << 20)
+            let decoded = try JSONDecoder().decode(
+                HTTPArchive.Entry.self, from: Data(HARWriter.encode(exchange, requestId: nil)))
+            #expect(decoded == HTTPArchive.Entry(exchange, requestId: nil))
+            #expect(decoded.timings.blocked == Double(value) / 1000)
+            #expect(decoded.time == Double(value + value / 3 + value / 7) / 1000)
         }
     }
 
     private static func roundTrip(_ text: String) throws -> String? {
-        let written = HARWriter.encode(try entry(text: text))
+        let written = HARWriter.encode(try exchange(text: text), requestId: nil)
         let object = try JSONSerialization.jsonObject(with: Data(written)) as? [String: Any]
         let response = object?["response"] as? [String: Any]
         return (response?["content"] as? [String: Any])?["text"] as? String
     }
 
-    private static func entry(text: String) throws -> HTTPArchive.Entry {
-        let exchange = MonitoredExchange(
+    private static func request() throws -> TransportRequest {
+        TransportRequest(method: .get, url: try #require(URL(string: "https://example.com/a?b=1+2&c&d=%C3%A9")))
+    }
+
+    private static func exchange(text: String) throws -> MonitoredExchange {
+        MonitoredExchange(
             cachedAnswer: ServerResponse(
                 statusCode: 200, headers: ["Content-Type": "text/plain"], data: Data(text.utf8),
                 transportRequest: TransportRequest(method: .get, url: try #require(URL(string: "https://example.com/")))
             ),
             at: Date(timeIntervalSince1970: 1_790_000_000), bodyLimit: 1 << 20)
-        return HTTPArchive.Entry(exchange, requestId: nil)
     }
 }
 
