@@ -29,10 +29,12 @@ private struct ExchangeTaker: NetworkEventMonitor {
 /// does nothing against none.
 func registerRecordingBenchmarks() {
     let configuration = Benchmark.Configuration(
-        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(20), maxIterations: 30)
+        metrics: [Metrics.recordingRatio, Metrics.recordingCPU], warmupIterations: 2, maxDuration: .seconds(20),
+        maxIterations: 30)
     // The bound of issue 45 is read at c8: about a hundred pairs, for a p50 within about 1 %.
     let headline = Benchmark.Configuration(
-        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(100), maxIterations: 120)
+        metrics: [Metrics.recordingRatio, Metrics.recordingCPU], warmupIterations: 2, maxDuration: .seconds(100),
+        maxIterations: 120)
     for concurrency in [1, 8] {
         Benchmark(
             "Recording c\(concurrency): HARRecorder / no monitor (URLSessionTransport)",
@@ -52,7 +54,7 @@ func registerRecordingBenchmarks() {
             let baseURL = try await Fixture.baseURL()
             try await runPaired(
                 benchmark, total: concurrency == 1 ? 200 : 640, concurrency: concurrency,
-                metric: Metrics.recordingRatio,
+                metric: Metrics.recordingRatio, cpu: Metrics.recordingCPU,
                 raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
                 kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: recorded).performAsync()) }
             )
@@ -62,7 +64,8 @@ func registerRecordingBenchmarks() {
     // The two parts of recording's cost at c8, each paired against the configuration below it,
     // with more pairs than the rows above: the parts are a few percent each.
     let parts = Benchmark.Configuration(
-        metrics: [Metrics.recordingRatio], warmupIterations: 2, maxDuration: .seconds(45), maxIterations: 60)
+        metrics: [Metrics.recordingRatio, Metrics.recordingCPU], warmupIterations: 2, maxDuration: .seconds(45),
+        maxIterations: 60)
     for (name, recorded) in [("HARRecorder / exchanges taken", true), ("exchanges taken / no monitor", false)] {
         Benchmark("Recording c8: \(name) (URLSessionTransport)", configuration: parts) { benchmark in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("corenetkit-bench-\(UUID()).har")
@@ -75,7 +78,7 @@ func registerRecordingBenchmarks() {
             let (plain, monitored) = (below, above)
             let baseURL = try await Fixture.baseURL()
             try await runPaired(
-                benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+                benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio, cpu: Metrics.recordingCPU,
                 raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
                 kit: {
                     blackHole(try await benchPageRequest(baseURL: baseURL, configuration: monitored).performAsync())
@@ -90,7 +93,7 @@ func registerRecordingBenchmarks() {
         let plain = benchConfiguration(transport: URLSessionTransport())
         let baseURL = try await Fixture.baseURL()
         try await runPaired(
-            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio, cpu: Metrics.recordingCPU,
             raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
             kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) })
     }
@@ -104,7 +107,7 @@ func registerRecordingBenchmarks() {
         }()
         let baseURL = try await Fixture.baseURL()
         try await runPaired(
-            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio,
+            benchmark, total: 640, concurrency: 8, metric: Metrics.recordingRatio, cpu: Metrics.recordingCPU,
             raw: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: plain).performAsync()) },
             kit: { blackHole(try await benchPageRequest(baseURL: baseURL, configuration: monitored).performAsync()) })
     }
