@@ -189,6 +189,14 @@ extension MonitoredExchange.Body {
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
+    /// `bytes` as text when they are UTF-8, validated in their contiguous storage: through
+    /// `Data`'s iterator it took two instructions a byte.
+    static func utf8Text(_ bytes: Data) -> String? {
+        bytes.withUnsafeBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        }
+    }
+
     /// `bytes` (the first bytes of a body of `size`) redacted and cut at `limit`: JSON, forms and
     /// multipart bodies as logs show them, other UTF-8 text with the request's secrets masked,
     /// anything else as base64. `nil` for an empty body.
@@ -207,9 +215,7 @@ extension MonitoredExchange.Body {
             let redacted = LogRedactor.redactStructured(body: bytes, contentType: mimeType, secrets: secrets)
         {
             text = redacted
-        } else if let utf8 = String(
-            validating: shown.count < size ? Self.completeCharacters(shown) : shown, as: UTF8.self)
-        {
+        } else if let utf8 = Self.utf8Text(shown.count < size ? Self.completeCharacters(shown) : shown) {
             text = LogRedactor.masking(secrets, in: utf8)
         } else {
             text = shown.base64EncodedString()
