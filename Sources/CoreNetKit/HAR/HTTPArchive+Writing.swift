@@ -220,7 +220,9 @@ struct HARWriter: ~Copyable {
     /// Appends `bytes`.
     mutating func put(_ bytes: [UInt8]) {
         reserve(bytes.count)
-        bytes.withUnsafeBytes { (base + count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        bytes.withUnsafeBytes { bytes in
+            if let start = bytes.baseAddress { (base + count).copyMemory(from: start, byteCount: bytes.count) }
+        }
         count += bytes.count
     }
 
