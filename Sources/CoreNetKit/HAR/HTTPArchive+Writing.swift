@@ -28,7 +28,7 @@ struct HARWriter: ~Copyable {
     /// A writer with room for the entry of `exchange` and `extra` bytes, the bodies' worst case
     /// (every byte a six-byte escape) included: no growing on the way.
     init(roomFor exchange: MonitoredExchange, extra: Int = 0) {
-        let bodies = (exchange.responseBody?.text.utf8.count ?? 0) + (exchange.requestBody?.text.utf8.count ?? 0)
+        let bodies = (exchange.responseBody?.utf8Count ?? 0) + (exchange.requestBody?.utf8Count ?? 0)
         capacity = 2048 + 6 * bodies + extra
         base = .allocate(byteCount: capacity, alignment: 8)
     }
@@ -52,8 +52,10 @@ struct HARWriter: ~Copyable {
     mutating func entry(_ exchange: MonitoredExchange, requestId: String?) {
         typealias Entry = HTTPArchive.Entry
         let (blocked, wait, receive) = Entry.microseconds(exchange)
-        put(#"{"startedDateTime":"#)
-        string(Entry.timestamp(exchange.startedAt))
+        put(#"{"startedDateTime":""#)
+        // Digits, `-`, `:`, `T`, `.` and `Z` (or `+` before a long year): nothing to escape.
+        HTTPDate.withISO8601(exchange.startedAt) { put($0) }
+        put(UInt8(ascii: "\""))
         put(#","time":"#)
         milliseconds(blocked + wait + receive)
         put(#","request":"#)
@@ -107,7 +109,7 @@ struct HARWriter: ~Copyable {
             put(#","postData":{"mimeType":"#)
             string(body.mimeType)
             put(#","text":"#)
-            string(body.text)
+            string(body)
             if let parameters = body.parameters {
                 put(#","params":["#)
                 for (index, parameter) in parameters.enumerated() {
@@ -149,7 +151,10 @@ struct HARWriter: ~Copyable {
         integer(body?.size ?? 0)
         put(#","mimeType":"#)
         string(Response.mimeType(exchange))
-        field(#","text":"#, body?.text)
+        if let body {
+            put(#","text":"#)
+            string(body)
+        }
         if body?.isBase64 == true { put(#","encoding":"base64""#) }
         if body?.isTruncated == true { put(#","comment":"truncated""#) }
         put(#"},"redirectURL":"#)
@@ -219,10 +224,13 @@ struct HARWriter: ~Copyable {
 
     /// Appends `bytes`.
     mutating func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { put($0) }
+    }
+
+    /// Appends `bytes`.
+    mutating func put(_ bytes: UnsafeRawBufferPointer) {
         reserve(bytes.count)
-        bytes.withUnsafeBytes { bytes in
-            if let start = bytes.baseAddress { (base + count).copyMemory(from: start, byteCount: bytes.count) }
-        }
+        if let start = bytes.baseAddress { (base + count).copyMemory(from: start, byteCount: bytes.count) }
         count += bytes.count
     }
 
@@ -279,12 +287,20 @@ struct HARWriter: ~Copyable {
     /// at a time, into room for the most the escapes can need (six bytes each).
     private mutating func string(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            // An escape is two bytes, a control character's six; eight more let the last bytes
-            // be stored eight at a time too.
-            reserve(utf8.count * 6 + 2 + 8)
-            count = Self.write(utf8, into: base, at: count)
-        }
+        text.withUTF8 { string($0) }
+    }
+
+    /// The text of `body` as a JSON string, as ``string(_:)-(String)`` writes it.
+    private mutating func string(_ body: MonitoredExchange.Body) {
+        body.withUTF8 { string($0) }
+    }
+
+    /// `utf8` as a JSON string.
+    private mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // An escape is two bytes, a control character's six; eight more let the last bytes
+        // be stored eight at a time too.
+        reserve(utf8.count * 6 + 2 + 8)
+        count = Self.write(utf8, into: base, at: count)
     }
 
     /// Writes `utf8` quoted and escaped into `output` from `start`, which has room for the most

@@ -58,11 +58,25 @@ enum HTTPDate {
     }
 
     /// `date` in UTC as ISO 8601 with milliseconds, cut rather than rounded
-    /// (`2026-11-27T13:34:55.123Z`, as JavaScript's `toISOString()` writes it); written digit by
-    /// digit for the years 0–9999, where Foundation's style cost ten times as much.
+    /// (`2026-11-27T13:34:55.123Z`, as JavaScript's `toISOString()` writes it).
     static func iso8601(_ date: Date) -> String {
+        withISO8601(date) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the ASCII bytes of ``iso8601(_:)``: written digit by digit into memory
+    /// on the stack for the years 0–9999, where Foundation's style cost ten times as much, so
+    /// that a HAR writer copies them without a string made for each entry.
+    static func withISO8601<Result>(_ date: Date, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let written = withUnsafeMutableBytes(of: &text) { iso8601(date, into: $0) }
+        guard written else { return Array(iso8601Style.format(date).utf8).withUnsafeBytes(body) }
+        return withUnsafeBytes(of: &text, body)
+    }
+
+    /// Writes the 24 bytes of ``iso8601(_:)`` into `text`; `false` outside the years 0–9999.
+    private static func iso8601(_ date: Date, into text: UnsafeMutableRawBufferPointer) -> Bool {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard abs(milliseconds) < 2.5e14 else { return iso8601Style.format(date) }
+        guard abs(milliseconds) < 2.5e14 else { return false }
         var days = Int(milliseconds) / 86_400_000
         var inDay = Int(milliseconds) % 86_400_000
         if inDay < 0 {
@@ -70,8 +84,7 @@ enum HTTPDate {
             days -= 1
         }
         let (year, month, day) = civil(daysSinceEpoch: days)
-        guard (0...9999).contains(year) else { return iso8601Style.format(date) }
-        var text = [UInt8](repeating: 0, count: 24)
+        guard (0...9999).contains(year) else { return false }
         func put(_ value: Int, _ count: Int, at end: Int) {
             var value = value
             for index in stride(from: end - 1, through: end - count, by: -1) {
@@ -92,7 +105,7 @@ enum HTTPDate {
         text[10] = UInt8(ascii: "T")
         text[19] = UInt8(ascii: ".")
         text[23] = UInt8(ascii: "Z")
-        return String(decoding: text, as: UTF8.self)
+        return true
     }
 
     /// Foundation's form of ``iso8601(_:)``, for a year past 0–9999.

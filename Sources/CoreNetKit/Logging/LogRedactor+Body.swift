@@ -87,7 +87,9 @@ extension LogRedactor {
                 }
             }
         }
-        guard body.starts(with: [UInt8(ascii: "-"), UInt8(ascii: "-")]),
+        // Two bytes compared as such: `starts(with:)` over `Data` goes through its iterator.
+        guard body.count >= 2, body[body.startIndex] == UInt8(ascii: "-"),
+            body[body.startIndex + 1] == UInt8(ascii: "-"),
             let end = body.prefix(200).firstIndex(of: UInt8(ascii: "\r"))
         else { return nil }
         let line = String(decoding: body[body.startIndex + 2..<end], as: UTF8.self)

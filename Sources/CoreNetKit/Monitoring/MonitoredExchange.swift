@@ -17,7 +17,15 @@ public struct MonitoredExchange: Sendable {
     /// A body, redacted and cut at the monitor's NetworkEventMonitor/exchangeBodyLimit.
     public struct Body: Sendable, Equatable {
         /// The body as text, or base64 when ``isBase64`` (bytes that are not UTF-8 text).
-        public let text: String
+        public var text: String {
+            switch storage {
+            case .text(let text): text
+            case .utf8(let bytes): String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        /// ``text``, or the UTF-8 bytes it is made of when they are shown as they came: most
+        /// bodies are, and a recorder writes them without a string made of them first.
+        let storage: Storage
         /// Whether ``text`` is the base64 form of the bytes.
         public let isBase64: Bool
         /// The size of the whole body in bytes, also when ``text`` holds only its start.
@@ -29,6 +37,45 @@ public struct MonitoredExchange: Sendable {
         /// The fields of a request's form or multipart body, redacted, each value cut at the
         /// limit; `nil` for any other body and for a response.
         public internal(set) var parameters: [Parameter]? = nil
+
+        enum Storage: Sendable {
+            case text(String)
+            /// Valid UTF-8.
+            case utf8(Data)
+        }
+
+        init(
+            text: Storage, isBase64: Bool, size: Int, isTruncated: Bool, mimeType: String,
+            parameters: [Parameter]? = nil
+        ) {
+            self.storage = text
+            self.isBase64 = isBase64
+            self.size = size
+            self.isTruncated = isTruncated
+            self.mimeType = mimeType
+            self.parameters = parameters
+        }
+
+        /// Calls `body` with the UTF-8 of ``text``.
+        func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            switch storage {
+            case .text(var text): text.withUTF8(body)
+            case .utf8(let bytes): bytes.withUnsafeBytes { body($0.assumingMemoryBound(to: UInt8.self)) }
+            }
+        }
+
+        /// The bytes of ``text``.
+        var utf8Count: Int {
+            switch storage {
+            case .text(let text): text.utf8.count
+            case .utf8(let bytes): bytes.count
+            }
+        }
+
+        public static func == (left: Body, right: Body) -> Bool {
+            left.isBase64 == right.isBase64 && left.size == right.size && left.isTruncated == right.isTruncated
+                && left.mimeType == right.mimeType && left.parameters == right.parameters && left.text == right.text
+        }
     }
 
     /// A field of a form or multipart request body.
@@ -185,15 +232,23 @@ extension MonitoredExchange.Body {
         }
         guard let length = body.length, length > 0 || body.isStream else { return nil }
         self.init(
-            text: "", isBase64: false, size: Int(length), isTruncated: true,
+            text: .text(""), isBase64: false, size: Int(length), isTruncated: true,
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
-    /// `bytes` as text when they are UTF-8, validated in their contiguous storage: through
-    /// `Data`'s iterator it took two instructions a byte.
-    static func utf8Text(_ bytes: Data) -> String? {
+    /// Whether `bytes` are UTF-8: ASCII tested sixteen bytes at a time, anything else validated
+    /// by the standard library (through `Data`'s iterator it took two instructions a byte).
+    static func isUTF8(_ bytes: Data) -> Bool {
         bytes.withUnsafeBytes { raw in
-            raw.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+            var index = 0
+            var high = SIMD16<UInt8>()
+            while index + 16 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                index += 16
+            }
+            for byte in raw[index...] { high[0] |= byte }
+            if high & SIMD16(repeating: 0x80) == SIMD16() { return true }
+            return raw.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) } != nil
         }
     }
 
@@ -205,8 +260,7 @@ extension MonitoredExchange.Body {
         let mimeType = headers["Content-Type"] ?? "application/octet-stream"
         let whole = bytes.count == size
         let shown = bytes.prefix(limit)
-        var text: String
-        var isBase64 = false
+        let truncated = shown.count < size
         // A body none of whose fields can be secret-named is kept as it is, not parsed and
         // written again (a multipart body is always shown as its parts).
         if whole,
@@ -214,19 +268,35 @@ extension MonitoredExchange.Body {
                 || LogRedactor.mayNameSecret(bytes),
             let redacted = LogRedactor.redactStructured(body: bytes, contentType: mimeType, secrets: secrets)
         {
-            text = redacted
-        } else if let utf8 = Self.utf8Text(shown.count < size ? Self.completeCharacters(shown) : shown) {
-            text = LogRedactor.masking(secrets, in: utf8)
-        } else {
-            text = shown.base64EncodedString()
-            isBase64 = true
+            self.init(text: redacted, size: size, isTruncated: truncated, mimeType: mimeType, limit: limit)
+            return
         }
-        var truncated = shown.count < size
-        if !isBase64, text.utf8.count > limit {
-            text = String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
-            truncated = true
+        let text = truncated ? Self.completeCharacters(shown) : shown
+        guard Self.isUTF8(text) else {
+            self.init(
+                text: .text(shown.base64EncodedString()), isBase64: true, size: size, isTruncated: truncated,
+                mimeType: mimeType)
+            return
         }
-        self.init(text: text, isBase64: isBase64, size: size, isTruncated: truncated, mimeType: mimeType)
+        guard secrets.isEmpty else {
+            let masked = LogRedactor.masking(secrets, in: String(decoding: text, as: UTF8.self))
+            self.init(text: masked, size: size, isTruncated: truncated, mimeType: mimeType, limit: limit)
+            return
+        }
+        // Kept as bytes, copied out of a longer body so that the exchange does not keep all of it.
+        self.init(
+            text: .utf8(truncated ? Data(text) : text), isBase64: false, size: size, isTruncated: truncated,
+            mimeType: mimeType)
+    }
+
+    /// `text` (redacted) cut at `limit` bytes.
+    private init(text: String, size: Int, isTruncated: Bool, mimeType: String, limit: Int) {
+        guard text.utf8.count > limit else {
+            self.init(text: .text(text), isBase64: false, size: size, isTruncated: isTruncated, mimeType: mimeType)
+            return
+        }
+        let cut = String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
+        self.init(text: .text(cut), isBase64: false, size: size, isTruncated: true, mimeType: mimeType)
     }
 
     /// `bytes` without the UTF-8 character its end cuts, if any.

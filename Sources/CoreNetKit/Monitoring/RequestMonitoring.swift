@@ -19,7 +19,10 @@ final class RequestMonitoring: Sendable {
         /// Per chain index (the transport last): the time spent inside, later stages included.
         var inclusive: [Duration]
         /// What the events are about; its URL becomes the one sent once the request is prepared.
-        var request: MonitoredRequest
+        /// `nil` until an event needs it: a monitor that records exchanges alone is told of none
+        /// before the request is prepared, and the URL of the request as created would be built,
+        /// redacted and then replaced for nothing.
+        var request: MonitoredRequest?
         /// The URL `request` reports, as it was before redaction: a request sent to the same URL
         /// is not redacted again.
         var url: URL?
@@ -63,8 +66,13 @@ final class RequestMonitoring: Sendable {
     /// tells.
     let timesStages: Bool
     /// The request as the next event reports it.
-    var request: MonitoredRequest { state.withLock { $0.request } }
+    var request: MonitoredRequest { state.withLock { current(&$0) } }
     private let stageNames: [String]
+    private let id: String
+    /// The request as it was created, and the encoder of its URL: what the events report until
+    /// it is prepared.
+    private let created: ServerRequest
+    private let encoder: JSONEncoder
     /// Where the request's durations are read: the configuration's clock.
     private let clock: any NetworkClock
     private let started: Stopwatch
@@ -87,15 +95,26 @@ final class RequestMonitoring: Sendable {
         self.exchangeBodyLimit = monitors.compactMap(\.exchangeBodyLimit).max()
         self.clock = clock
         self.started = clock.stopwatch()
-        let url = try? request.url(encoder: encoder)
-        let monitored = MonitoredRequest(
-            id: id, method: request.method,
-            url: url.map(LogRedactor.redact(url:))
-                ?? LogRedactor.redact(urlText: request.baseUrl.absoluteString + request.relativeUrl),
-            host: url?.host ?? request.baseUrl.host ?? "-")
+        self.id = id
+        self.created = request
+        self.encoder = encoder
         self.stageNames = timesStages ? interceptors.map { TypeNames.name(of: type(of: $0)) } + ["transport"] : []
-        self.state = Locked(
-            State(inclusive: Array(repeating: .zero, count: interceptors.count + 1), request: monitored, url: url))
+        let stages = timesStages ? interceptors.count + 1 : 0
+        self.state = Locked(State(inclusive: Array(repeating: .zero, count: stages)))
+    }
+
+    /// The request as an event reports it now: the one created, until a URL is sent.
+    private func current(_ state: inout State) -> MonitoredRequest {
+        if let request = state.request { return request }
+        let url = try? created.url(encoder: encoder)
+        let monitored = MonitoredRequest(
+            id: id, method: created.method,
+            url: url.map(LogRedactor.redact(url:))
+                ?? LogRedactor.redact(urlText: created.baseUrl.absoluteString + created.relativeUrl),
+            host: url?.host ?? created.baseUrl.host ?? "-")
+        state.request = monitored
+        state.url = url
+        return monitored
     }
 
     /// The preparators ran: later events report the URL of `request` as it now is.
@@ -106,13 +125,13 @@ final class RequestMonitoring: Sendable {
 
     /// The request goes to `url`: this and later events report it (redacted).
     func sending(to url: URL) {
-        if state.withLock({ $0.url == url }) { return }
+        if state.withLock({ $0.request != nil && $0.url == url }) { return }
         let reported = LogRedactor.redact(url: url)
         state.withLock { state in
             state.url = url
-            guard state.request.url != reported else { return }
-            let old = state.request
-            state.request = MonitoredRequest(id: old.id, method: old.method, url: reported, host: url.host ?? old.host)
+            guard state.request?.url != reported else { return }
+            let host = url.host ?? state.request?.host ?? created.baseUrl.host ?? "-"
+            state.request = MonitoredRequest(id: id, method: created.method, url: reported, host: host)
         }
     }
 
@@ -125,7 +144,7 @@ final class RequestMonitoring: Sendable {
     func emit(_ kind: NetworkMonitorEvents, _ event: @escaping Event) {
         let batch = state.withLock { state -> [Held] in
             guard !state.finished else { return [] }
-            if wanted.contains(kind) { state.held.append(Held(kind: kind, event: event, request: state.request)) }
+            if wanted.contains(kind) { state.held.append(Held(kind: kind, event: event, request: current(&state))) }
             return state.takeHeld()
         }
         deliver(batch)
@@ -146,7 +165,7 @@ final class RequestMonitoring: Sendable {
         guard wanted.contains(kind) else { return }
         state.withLock { state in
             guard !state.finished else { return }
-            state.held.append(Held(kind: kind, event: event, request: state.request))
+            state.held.append(Held(kind: kind, event: event, request: current(&state)))
         }
     }
 
@@ -163,10 +182,10 @@ final class RequestMonitoring: Sendable {
         }
         let ended = state.withLock { state -> MonitoredRequest? in
             guard state.finished else {
-                state.held.append(Held(kind: .exchanges, event: event(record), request: state.request))
+                state.held.append(Held(kind: .exchanges, event: event(record), request: current(&state)))
                 return nil
             }
-            return state.request
+            return current(&state)
         }
         guard let ended else { return }
         var late = record
@@ -213,7 +232,7 @@ final class RequestMonitoring: Sendable {
     func finish(_ outcome: RequestMetrics.Outcome?) {
         let (held, request, attempts, inclusive) = state.withLock { state in
             state.finished = true
-            return (state.takeHeld(), state.request, state.attempts, state.inclusive)
+            return (state.takeHeld(), current(&state), state.attempts, state.inclusive)
         }
         guard wanted.contains(.requests) else { return deliver(held) }
         guard let outcome else {
