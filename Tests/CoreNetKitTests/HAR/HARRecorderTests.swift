@@ -187,6 +187,41 @@ import FoundationNetworking
         }
     }
 
+    @Test func entriesLargerThanAndAcrossTheMappedPartsOfTheFileAreWrittenWhole() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("large.har")
+                // Bodies of 3.2 MB, base64 in the file (4.3 MB, longer than the 4 MiB mapped at a time),
+                // between small entries: entries cross the parts and outgrow one.
+                let recorder = try HARRecorder(file: file, bodyLimit: 4 << 20)
+                let configuration = testConfiguration { $0.monitors = [recorder] }
+                var bodies: [Data] = []
+                for index in 1...3 {
+                    bodies.append(
+                        try await TestRequest<Data>(configuration: configuration) { server.get("/download/3200000") }
+                            .performAsync())
+                    _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/\(index)") }
+                        .performAsync()
+                    #expect(try HTTPArchive(contentsOf: file).log.entries.count == 2 * index)
+                }
+                func check() throws {
+                    let entries = try HTTPArchive(contentsOf: file).log.entries
+                    #expect(entries.count == 6)
+                    for (index, body) in bodies.enumerated() {
+                        let content = entries[2 * index].response.content
+                        #expect(content.encoding == "base64")
+                        #expect(Data(base64Encoded: content.text ?? "") == body)
+                        #expect(entries[2 * index + 1].request.url.hasSuffix("/users/\(index + 1)"))
+                    }
+                }
+                try check()
+                recorder.close()
+                try check()
+                #expect(try Data(contentsOf: file).last == UInt8(ascii: "\n"))
+            }
+        }
+    }
+
     @Test func aFailedAttemptIsAnEntryWithStatusZeroAndItsError() async throws {
         try await withTemporaryDirectory { directory in
             try await withRefusingPort { port in
