@@ -33,10 +33,10 @@ import Foundation
 ///
 /// Entries are copied into the file through a shared memory mapping of its end (4 MiB at a
 /// time), not written with a system call each: what is copied is in the system's cache at once,
-/// as a write's bytes are, and costs a sixth of one. As with any mapped file, cutting the file
-/// short from another process while the recorder runs stops this one (`SIGBUS`): close the
-/// recorder first, or replace the file rather than truncate it. Where the system does not map
-/// the file, entries are written with `pwrite`.
+/// as a write's bytes are, and costs a sixth of one. Where the system does not map the file, or
+/// another process cut it short (which the recorder checks before each entry: a mapped page past
+/// a file's end stops the process that touches it), entries are written with `pwrite`. Two
+/// recorders on one file spoil it either way: give each its own.
 ///
 /// It asks for exchanges alone and runs inline (NetworkEventMonitor/runsInline): an entry is
 /// written on the thread where its exchange ended, before the request goes on, so the file holds
@@ -161,6 +161,7 @@ public final class HARRecorder: NetworkEventMonitor {
             guard let handle = state.handle, state.error == nil else { return }
             let start = state.count == 0 ? 1 : 0
             let entriesEnd = state.entriesEnd + entryEnd - start
+            if state.window != nil { checkLength(&state, of: handle) }
             // At least 192 KiB of spaces kept after the closing text, 64 KiB at a time.
             while state.fileEnd < entriesEnd + closing.count + (192 << 10) {
                 try Self.spaces.withUnsafeBytes { try write($0, to: handle, at: state.fileEnd) }
@@ -201,6 +202,20 @@ public final class HARRecorder: NetworkEventMonitor {
         }
         state.window = Window(base: base, offset: start, length: length)
         return base + (offset - start)
+    }
+
+    /// Stops copying into the mapping when the file is shorter than this recorder made it.
+    ///
+    /// Another process may have cut it (a recorder of its own on the same path, `truncate`), and
+    /// touching a mapped page past a file's end stops the process (`SIGBUS`): its length is read
+    /// before each entry goes into the mapping (0.3 µs, a tenth of a write). A file found shorter
+    /// is padded again and written with `pwrite` from then on.
+    private func checkLength(_ state: inout State, of handle: FileHandle) {
+        let length = lseek(handle.fileDescriptor, 0, SEEK_END)
+        guard length >= 0, Int(length) < state.fileEnd else { return }
+        unmap(&state)
+        state.unmappable = true
+        state.fileEnd = Int(length)
     }
 
     private func unmap(_ state: inout State) {

@@ -95,11 +95,30 @@ public enum LogRedactor {
     static func carriesCredential(name: String, value: String, secrets: [String]) -> Bool {
         if isSecret(header: name) { return true }
         if !challengeHeaders.contains(where: { HTTPHeaders.matches(name, $0) }),
-            credentialSchemes.contains(where: { startsCaseInsensitive(value, with: $0) })
+            startsWithCredentialScheme(value)
         {
             return true
         }
         return secrets.contains { $0.count >= 4 && value.contains($0) }
+    }
+
+    /// Whether `value` starts with one of ``credentialSchemes``: only the schemes as long as its
+    /// first word and its space are compared (most values have none within the longest scheme's
+    /// length, and most others a word no scheme is as long as).
+    static func startsWithCredentialScheme(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in
+            let space = bytes.prefix(17).firstIndex(of: UInt8(ascii: " "))
+            return credentialSchemes.contains { scheme in
+                let count = scheme.utf8CodeUnitCount
+                let spaced = scheme.utf8Start[count - 1] == UInt8(ascii: " ")
+                guard spaced ? space == count - 1 : bytes.count >= count else { return false }
+                for offset in 0..<count where asciiLowercase(bytes[offset]) != scheme.utf8Start[offset] {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     static func isSecret(header name: String) -> Bool {

@@ -222,6 +222,28 @@ import FoundationNetworking
         }
     }
 
+    @Test func aFileCutShortByAnotherWriterIsWrittenWithoutStoppingTheProcess() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("cut.har")
+                let recorder = try HARRecorder(file: file)
+                let configuration = testConfiguration { $0.monitors = [recorder] }
+                _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/1") }.performAsync()
+                // Another recorder on the same path starts over: the mapped end of the file is gone.
+                let other = try FileHandle(forWritingTo: file)
+                try other.truncate(atOffset: 0)
+                try other.close()
+
+                _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/2") }.performAsync()
+                #expect(recorder.count == 2)
+                #expect(recorder.error == nil)
+                recorder.close()
+                let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+                #expect(text.contains("/users/2"))
+            }
+        }
+    }
+
     @Test func aFailedAttemptIsAnEntryWithStatusZeroAndItsError() async throws {
         try await withTemporaryDirectory { directory in
             try await withRefusingPort { port in
