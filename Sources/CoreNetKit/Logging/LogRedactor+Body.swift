@@ -226,7 +226,10 @@ extension LogRedactor {
         let text: String
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
             text = redact(multipart: body, boundary: boundary, secrets: secrets)
+        } else if let json = redactJSON(body) {
+            text = json
         } else if let json = try? JSON(data: body), let data = try? redact(json: json).encoded() {
+            // What JSONDecoder reads beyond the grammar (a byte-order mark), parsed and written again.
             text = String(decoding: data, as: UTF8.self)
         } else if let form = redact(form: body) {
             text = form

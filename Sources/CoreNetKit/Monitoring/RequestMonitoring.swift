@@ -111,7 +111,7 @@ final class RequestMonitoring: Sendable {
             id: id, method: created.method,
             url: url.map(LogRedactor.redact(url:))
                 ?? LogRedactor.redact(urlText: created.baseUrl.absoluteString + created.relativeUrl),
-            host: url?.host ?? created.baseUrl.host ?? "-")
+            hostURL: url, otherHostURL: created.baseUrl)
         state.request = monitored
         state.url = url
         return monitored
@@ -130,8 +130,8 @@ final class RequestMonitoring: Sendable {
         state.withLock { state in
             state.url = url
             guard state.request?.url != reported else { return }
-            let host = url.host ?? state.request?.host ?? created.baseUrl.host ?? "-"
-            state.request = MonitoredRequest(id: id, method: created.method, url: reported, host: host)
+            state.request = MonitoredRequest(
+                id: id, method: created.method, url: reported, hostURL: url, otherHostURL: created.baseUrl)
         }
     }
 

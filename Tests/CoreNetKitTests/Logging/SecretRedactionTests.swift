@@ -93,4 +93,34 @@ import Testing
     @Test func plainTextThatIsNotAFormIsLoggedAsIs() {
         #expect(LogRedactor.redact(body: Data("hello world".utf8)) == "hello world")
     }
+
+    @Test func aJSONBodyKeepsItsMembersOrderSpacingAndEscapesWithSecretValuesMasked() {
+        let body =
+            #"{"z": 1, "password" : "p\u00e4ss", "a":{"token":[1,{"key":2}]},"list":[{"secret":{"token":"in"}}],"#
+            + #""url":"https:\/\/x","pass\u0077ord":true,"n":-0.5e+3}"#
+        let redacted = LogRedactor.redact(body: Data(body.utf8))
+        #expect(
+            redacted
+                == #"{"z": 1, "password" : "<redacted>", "a":{"token":"<redacted>"},"list":[{"secret":"<redacted>"}],"#
+                + #""url":"https:\/\/x","pass\u0077ord":"<redacted>","n":-0.5e+3}"#)
+        // Two redactions of one body read the same (a dictionary's order differed between them).
+        #expect(LogRedactor.redact(body: Data(body.utf8)) == redacted)
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"password":"x"}"#, #"[{"token":"t"},{"x":[1,2,{"api_key":null}]}]"#, #""just text""#, "42", "-0",
+        #"{"a":{"b":{"c":{"client_secret":{"d":1}}}},"e":[]}"#, " \n{ \"sig\" : 1e5 }\t",
+    ])
+    func aRedactedJSONBodyReadsAsTheParsedBodyRedacted(_ body: String) throws {
+        let redacted = try #require(LogRedactor.redactJSON(Data(body.utf8)))
+        #expect(try JSON(data: Data(redacted.utf8)) == LogRedactor.redact(json: try JSON(data: Data(body.utf8))))
+    }
+
+    @Test(arguments: [
+        #"{"a":}"#, #"{"a":1,}"#, "[1 2]", #""abc"#, "01", #"{"a":1}x"#, "{\"a\":\"\u{1}\"}", #"{"a":"\x"}"#,
+        #"{"a":"\u12G4"}"#, "1.", "-", "tru", #"{"password" "x"}"#, "", String(repeating: "[", count: 600),
+    ])
+    func textThatIsNotJSONIsNotRedactedAsJSON(_ body: String) {
+        #expect(LogRedactor.redactJSON(Data(body.utf8)) == nil)
+    }
 }
