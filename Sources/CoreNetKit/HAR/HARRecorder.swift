@@ -31,13 +31,6 @@ import Foundation
 /// entries are written over: overwriting a file's bytes costs the system about half of what
 /// extending it by each entry does. ``close()``, or releasing the recorder, cuts them off.
 ///
-/// Entries are copied into the file through a shared memory mapping of its end (4 MiB at a
-/// time), not written with a system call each: what is copied is in the system's cache at once,
-/// as a write's bytes are, and costs a sixth of one. Where the system does not map the file, or
-/// another process cut it short (which the recorder checks before each entry: a mapped page past
-/// a file's end stops the process that touches it), entries are written with `pwrite`. Two
-/// recorders on one file spoil it either way: give each its own.
-///
 /// It asks for exchanges alone and runs inline (NetworkEventMonitor/runsInline): an entry is
 /// written on the thread where its exchange ended, before the request goes on, so the file holds
 /// it by the time the request's result is delivered; entries are written in the order exchanges
@@ -62,24 +55,7 @@ public final class HARRecorder: NetworkEventMonitor {
         var fileEnd: Int
         var count = 0
         var error: (any Error)?
-        /// The part of the file mapped into memory, which entries are copied into.
-        var window: Window?
-        /// Whether the system refused to map the file: entries are then written with `pwrite`.
-        var unmappable = false
     }
-
-    /// A part of the file mapped into memory (shared: what is copied there is the file's).
-    private struct Window {
-        let base: UnsafeMutableRawPointer
-        /// Where in the file it starts.
-        let offset: Int
-        let length: Int
-    }
-
-    /// How much of the file is mapped at a time, and the alignment of its start (a multiple of
-    /// the pages of every system the library runs on).
-    private static let windowLength = 4 << 20
-    private static let windowAlignment = 64 << 10
 
     /// What the file is extended by when an entry does not fit, written as many times as it
     /// takes: made once, so that extending the file costs no filling of memory.
@@ -106,7 +82,7 @@ public final class HARRecorder: NetworkEventMonitor {
         let handle: FileHandle
         do {
             try (header + closing).write(to: file)
-            handle = try FileHandle(forUpdating: file)  // read too: a shared mapping asks for both
+            handle = try FileHandle(forWritingTo: file)
         } catch {
             throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
         }
@@ -144,8 +120,6 @@ public final class HARRecorder: NetworkEventMonitor {
     /// cuts the spaces after it and closes the file.
     private func close(_ state: inout State) {
         guard let handle = state.handle else { return }
-        // Unmapped before the file is cut: touching a mapped page past its end stops the process.
-        unmap(&state)
         _ = closing.withUnsafeBytes { writeAll($0, to: handle.fileDescriptor, at: state.entriesEnd) }
         try? handle.truncate(atOffset: UInt64(state.entriesEnd + closing.count))
         try? handle.synchronize()
@@ -161,67 +135,16 @@ public final class HARRecorder: NetworkEventMonitor {
             guard let handle = state.handle, state.error == nil else { return }
             let start = state.count == 0 ? 1 : 0
             let entriesEnd = state.entriesEnd + entryEnd - start
-            if state.window != nil { checkLength(&state, of: handle) }
             // At least 192 KiB of spaces kept after the closing text, 64 KiB at a time.
             while state.fileEnd < entriesEnd + closing.count + (192 << 10) {
                 try Self.spaces.withUnsafeBytes { try write($0, to: handle, at: state.fileEnd) }
                 state.fileEnd += Self.spaces.count
             }
             // An entry is longer than the closing text it writes over: nothing of it is left.
-            try writer.withBytes(from: start) { bytes in
-                guard let target = mapped(&state, at: state.entriesEnd, count: bytes.count, of: handle) else {
-                    return try write(bytes, to: handle, at: state.entriesEnd)
-                }
-                if let source = bytes.baseAddress { target.copyMemory(from: source, byteCount: bytes.count) }
-            }
+            try writer.withBytes(from: start) { try write($0, to: handle, at: state.entriesEnd) }
             state.entriesEnd = entriesEnd
             state.count += 1
         }
-    }
-
-    /// The memory of the `count` bytes of the file from `offset` (all before its end), mapped
-    /// anew when the window does not hold them; `nil` when the system does not map the file.
-    ///
-    /// Copying an entry into the mapped file leaves it in the system's cache as `pwrite` does, so
-    /// a process that dies after it loses nothing of it; it costs a copy instead of a system call
-    /// (measured on Linux with ext4: 0.5 µs for a 3.5 KiB entry against 2.3–3.8 µs).
-    private func mapped(
-        _ state: inout State, at offset: Int, count: Int, of handle: FileHandle
-    ) -> UnsafeMutableRawPointer? {
-        if let window = state.window, offset >= window.offset, offset + count <= window.offset + window.length {
-            return window.base + (offset - window.offset)
-        }
-        guard !state.unmappable else { return nil }
-        unmap(&state)
-        let start = offset / Self.windowAlignment * Self.windowAlignment
-        let length = max(Self.windowLength, offset + count - start)
-        let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, handle.fileDescriptor, off_t(start))
-        guard let base, base != UnsafeMutableRawPointer(bitPattern: -1) else {
-            state.unmappable = true
-            return nil
-        }
-        state.window = Window(base: base, offset: start, length: length)
-        return base + (offset - start)
-    }
-
-    /// Stops copying into the mapping when the file is shorter than this recorder made it.
-    ///
-    /// Another process may have cut it (a recorder of its own on the same path, `truncate`), and
-    /// touching a mapped page past a file's end stops the process (`SIGBUS`): its length is read
-    /// before each entry goes into the mapping (0.3 µs, a tenth of a write). A file found shorter
-    /// is padded again and written with `pwrite` from then on.
-    private func checkLength(_ state: inout State, of handle: FileHandle) {
-        let length = lseek(handle.fileDescriptor, 0, SEEK_END)
-        guard length >= 0, Int(length) < state.fileEnd else { return }
-        unmap(&state)
-        state.unmappable = true
-        state.fileEnd = Int(length)
-    }
-
-    private func unmap(_ state: inout State) {
-        guard let window = state.window else { return }
-        munmap(window.base, window.length)
-        state.window = nil
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer, to handle: FileHandle, at offset: Int) throws {

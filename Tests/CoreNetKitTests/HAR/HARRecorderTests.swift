@@ -187,12 +187,12 @@ import FoundationNetworking
         }
     }
 
-    @Test func entriesLargerThanAndAcrossTheMappedPartsOfTheFileAreWrittenWhole() async throws {
+    @Test func entriesLargerThanThePaddingAreWrittenWholeBetweenSmallOnes() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let file = directory.appendingPathComponent("large.har")
-                // Bodies of 3.2 MB, base64 in the file (4.3 MB, longer than the 4 MiB mapped at a time),
-                // between small entries: entries cross the parts and outgrow one.
+                // Bodies of 3.2 MB, base64 in the file (4.3 MB, far past the 256 KiB of spaces kept
+                // after the archive), between small entries.
                 let recorder = try HARRecorder(file: file, bodyLimit: 4 << 20)
                 let configuration = testConfiguration { $0.monitors = [recorder] }
                 var bodies: [Data] = []
@@ -222,14 +222,14 @@ import FoundationNetworking
         }
     }
 
-    @Test func aFileCutShortByAnotherWriterIsWrittenWithoutStoppingTheProcess() async throws {
+    @Test func aFileCutShortByAnotherWriterIsStillWrittenToWithoutAnError() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
                 let file = directory.appendingPathComponent("cut.har")
                 let recorder = try HARRecorder(file: file)
                 let configuration = testConfiguration { $0.monitors = [recorder] }
                 _ = try await TestRequest<User>(configuration: configuration) { server.get("/users/1") }.performAsync()
-                // Another recorder on the same path starts over: the mapped end of the file is gone.
+                // Another recorder on the same path starts over: the padded end of the file is gone.
                 let other = try FileHandle(forWritingTo: file)
                 try other.truncate(atOffset: 0)
                 try other.close()
