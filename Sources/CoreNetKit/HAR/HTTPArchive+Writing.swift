@@ -109,7 +109,7 @@ struct HARWriter: ~Copyable {
             put(#","postData":{"mimeType":"#)
             string(body.mimeType)
             put(#","text":"#)
-            string(body)
+            body.withUTF8 { string($0) }
             if let parameters = body.parameters {
                 put(#","params":["#)
                 for (index, parameter) in parameters.enumerated() {
@@ -153,7 +153,7 @@ struct HARWriter: ~Copyable {
         string(Response.mimeType(exchange))
         if let body {
             put(#","text":"#)
-            string(body)
+            body.withUTF8 { string($0) }
         }
         if body?.isBase64 == true { put(#","encoding":"base64""#) }
         if body?.isTruncated == true { put(#","comment":"truncated""#) }
@@ -288,11 +288,6 @@ struct HARWriter: ~Copyable {
     private mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { string($0) }
-    }
-
-    /// The text of `body` as a JSON string, as ``string(_:)-(String)`` writes it.
-    private mutating func string(_ body: MonitoredExchange.Body) {
-        body.withUTF8 { string($0) }
     }
 
     /// `utf8` as a JSON string.
