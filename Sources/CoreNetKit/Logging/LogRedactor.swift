@@ -107,17 +107,11 @@ public enum LogRedactor {
     /// length, and most others a word no scheme is as long as).
     static func startsWithCredentialScheme(_ value: String) -> Bool {
         var value = value
-        return value.withUTF8 { bytes in
-            let space = bytes.prefix(17).firstIndex(of: UInt8(ascii: " "))
-            return credentialSchemes.contains { scheme in
-                let count = scheme.utf8CodeUnitCount
-                let spaced = scheme.utf8Start[count - 1] == UInt8(ascii: " ")
-                guard spaced ? space == count - 1 : bytes.count >= count else { return false }
-                for offset in 0..<count where asciiLowercase(bytes[offset]) != scheme.utf8Start[offset] {
-                    return false
-                }
-                return true
-            }
+        let space = value.withUTF8 { $0.prefix(17).firstIndex(of: UInt8(ascii: " ")) }
+        return credentialSchemes.contains { scheme in
+            let count = scheme.utf8CodeUnitCount
+            let spaced = scheme.utf8Start[count - 1] == UInt8(ascii: " ")
+            return (!spaced || space == count - 1) && startsCaseInsensitive(value, with: scheme)
         }
     }
 
