@@ -148,7 +148,7 @@ public struct InterceptorChain: Sendable {
     /// Tells the monitors that the request now looks like `request` (a stage changed its URL or
     /// query): the events after this one report its URL, redacted.
     public func updateMonitoredRequest(_ request: ServerRequest) {
-        exchange.monitoring?.prepared(request, encoder: exchange.configuration.encoder)
+        exchange.monitoring?.prepared(request)
     }
 
     @inline(__always)

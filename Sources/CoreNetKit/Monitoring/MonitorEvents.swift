@@ -38,6 +38,12 @@ public struct MonitoredRequest: Sendable, Hashable {
         self.otherHostURL = otherHostURL
     }
 
+    /// ``url`` when it is the redaction of `sent`: what an exchange sent there reports, not
+    /// redacted twice.
+    func redactedURL(of sent: URL) -> String? {
+        hostURL == sent ? url : nil
+    }
+
     public static func == (left: MonitoredRequest, right: MonitoredRequest) -> Bool {
         left.id == right.id && left.method == right.method && left.url == right.url && left.host == right.host
     }

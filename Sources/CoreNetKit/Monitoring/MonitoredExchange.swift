@@ -165,14 +165,15 @@ public struct MonitoredExchange: Sendable {
         var isAfterRequestEnded = false
     }
 
-    /// `record` redacted, its bodies cut at `bodyLimit` bytes.
-    init(_ record: Record, bodyLimit: Int) {
+    /// `record` redacted, its bodies cut at `bodyLimit` bytes; its URL read from `request` (the
+    /// request the exchange belongs to) when that reports the URL it was sent to.
+    init(_ record: Record, bodyLimit: Int, reportedAs request: MonitoredRequest? = nil) {
         let sent = record.request
         let (headers, secrets) = LogRedactor.redactRequest(sent)
         self.attempt = record.attempt
         self.startedAt = record.startedAt
         self.method = sent.method
-        self.url = LogRedactor.redact(url: sent.url)
+        self.url = request?.redactedURL(of: sent.url) ?? LogRedactor.redact(url: sent.url)
         self.requestHeaders = HTTPHeaders(headers)
         self.sentCookies = Self.cookieNames(sent.headers)
         self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)

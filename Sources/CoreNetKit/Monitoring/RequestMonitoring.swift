@@ -26,6 +26,10 @@ final class RequestMonitoring: Sendable {
         /// The URL `request` reports, as it was before redaction: a request sent to the same URL
         /// is not redacted again.
         var url: URL?
+        /// The prepared request whose URL the next event reports, kept until one needs it: a
+        /// monitor that records exchanges alone hears of none before the request is sent, and its
+        /// URL would be built and redacted for nothing (the transport's request carries it).
+        var prepared: ServerRequest?
         /// Whether the monitors were told how the request ended: what a stage still does after
         /// that (a revalidation in the background) is not theirs to hear.
         var finished = false
@@ -80,7 +84,7 @@ final class RequestMonitoring: Sendable {
 
     /// Creates the monitoring of `request`, whose URL the events report as
     /// ``ServerRequest/url(encoder:)`` decides it (with `encoder`, the configuration's) until
-    /// ``prepared(_:encoder:)`` or ``sending(to:)`` tell the URL of the prepared request.
+    /// ``prepared(_:)`` or ``sending(to:)`` tell the URL of the prepared request.
     init(
         monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor],
         clock: any NetworkClock, encoder: JSONEncoder
@@ -105,7 +109,18 @@ final class RequestMonitoring: Sendable {
 
     /// The request as an event reports it now: the one created, until a URL is sent.
     private func current(_ state: inout State) -> MonitoredRequest {
+        if let prepared = state.prepared {
+            state.prepared = nil
+            if let url = try? prepared.url(encoder: encoder) { report(url, in: &state) }
+        }
         if let request = state.request { return request }
+        if let url = state.url {
+            let monitored = MonitoredRequest(
+                id: id, method: created.method, url: LogRedactor.redact(url: url), hostURL: url,
+                otherHostURL: created.baseUrl)
+            state.request = monitored
+            return monitored
+        }
         let url = try? created.url(encoder: encoder)
         let monitored = MonitoredRequest(
             id: id, method: created.method,
@@ -117,22 +132,25 @@ final class RequestMonitoring: Sendable {
         return monitored
     }
 
-    /// The preparators ran: later events report the URL of `request` as it now is.
-    func prepared(_ request: ServerRequest, encoder: JSONEncoder) {
-        guard let url = try? request.url(encoder: encoder) else { return }
-        sending(to: url)
+    /// The preparators ran: later events report the URL of `request` as it now is (built when
+    /// one needs it; a URL that cannot be built leaves the one reported before).
+    func prepared(_ request: ServerRequest) {
+        state.withLock { $0.prepared = request }
     }
 
-    /// The request goes to `url`: this and later events report it (redacted).
+    /// The request goes to `url`: this and later events report it (redacted when one needs it).
     func sending(to url: URL) {
-        if state.withLock({ $0.request != nil && $0.url == url }) { return }
-        let reported = LogRedactor.redact(url: url)
         state.withLock { state in
-            state.url = url
-            guard state.request?.url != reported else { return }
-            state.request = MonitoredRequest(
-                id: id, method: created.method, url: reported, hostURL: url, otherHostURL: created.baseUrl)
+            state.prepared = nil
+            report(url, in: &state)
         }
+    }
+
+    /// Later events report `url`: the request they carry is made again when it is another URL.
+    private func report(_ url: URL, in state: inout State) {
+        guard state.url != url else { return }
+        state.url = url
+        state.request = nil
     }
 
     /// Whether a monitor asks for the events of `kind`: build an event only when one does.
@@ -177,7 +195,7 @@ final class RequestMonitoring: Sendable {
         func event(_ record: MonitoredExchange.Record) -> Event {
             { monitor, request in
                 guard let limit = monitor.exchangeBodyLimit else { return }
-                monitor.request(request, didExchange: MonitoredExchange(record, bodyLimit: limit))
+                monitor.request(request, didExchange: MonitoredExchange(record, bodyLimit: limit, reportedAs: request))
             }
         }
         let ended = state.withLock { state -> MonitoredRequest? in
