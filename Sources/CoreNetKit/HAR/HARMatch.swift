@@ -48,9 +48,19 @@ struct HARMatch: CustomStringConvertible {
         guard let postData = entry.request.postData else { return body.isEmpty }
         if postData.comment?.contains("truncated") == true { return body.hasPrefix(postData.text) }
         if postData.text == body { return true }
+        // A form compares by its fields, in any order: `%20` or `+`, any case of escapes.
+        if postData.mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            return Self.formFields(postData.text) == Self.formFields(body)
+        }
         // JSON compares by value: the order of an object's members is not the request's.
         guard let recorded = try? JSON(data: Data(postData.text.utf8)) else { return false }
         return (try? JSON(data: Data(body.utf8))) == recorded
+    }
+
+    /// The fields of the text of a URL-encoded form, decoded, in sorted order (as a query's).
+    static func formFields(_ text: String) -> [String] {
+        HTTPArchive.Request.queryItems(of: "?" + text.replacingOccurrences(of: "#", with: "%23"))
+            .map { $0.name + "=" + $0.value }.sorted()
     }
 
     /// The method and URL of the (at most three) entries of `archive` nearest to this request,

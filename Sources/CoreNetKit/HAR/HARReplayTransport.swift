@@ -37,7 +37,8 @@ public final class HARReplayTransport: Transport {
         /// Only from the file; a request it does not hold fails.
         case replayOnly
         /// From the file; a request it does not hold goes to `transport`, and its exchange is
-        /// appended to the file.
+        /// appended to the file. What else the file holds (a browser's pages, other tools'
+        /// fields) is written back with it.
         case recordWhenMissing(any Transport)
         /// Every request goes to `transport`, and the file is written anew with this run's
         /// exchanges (the file's old entries are not read).
@@ -59,6 +60,10 @@ public final class HARReplayTransport: Transport {
         var archive: HTTPArchive
         /// Per entry index: whether it answered already.
         var used: Set<Int> = []
+        /// The file as it was read in ``Mode/recordWhenMissing(_:)``, every field of it, and how
+        /// many entries it held: what a browser or another tool wrote that ``HTTPArchive`` does
+        /// not hold (pages, `_initiator`, …) is written back with the entries appended.
+        var original: (file: JSON, entries: Int)?
     }
 
     /// Creates a transport that answers from `file`.
@@ -81,16 +86,22 @@ public final class HARReplayTransport: Transport {
         self.matchesBody = matchesBody
         self.bodyLimit = bodyLimit
         self.clock = clock
-        let archive: HTTPArchive
+        var archive = HTTPArchive()
+        var original: (file: JSON, entries: Int)?
         switch mode {
         case .replayOnly: archive = try HTTPArchive(contentsOf: file)
         case .recordWhenMissing:
-            archive =
-                FileManager.default.fileExists(atPath: file.path) ? try HTTPArchive(contentsOf: file) : HTTPArchive()
-        case .update: archive = HTTPArchive()
+            if FileManager.default.fileExists(atPath: file.path) {
+                archive = try HTTPArchive(contentsOf: file)
+                // Read once more as plain JSON, for what HTTPArchive leaves out.
+                if let whole = try? JSONDecoder().decode(JSON.self, from: Data(contentsOf: file)) {
+                    original = (whole, archive.log.entries.count)
+                }
+            }
+        case .update: break
         }
-        self.state = Locked(State(archive: archive))
-        if case .update = mode { try save(archive) }
+        self.state = Locked(State(archive: archive, original: original))
+        if case .update = mode { try save(archive.encoded()) }
     }
 
     /// The archive as the transport holds it now, recorded entries included.
@@ -140,12 +151,12 @@ public final class HARReplayTransport: Transport {
             attempt: 1, startedAt: startedAt, request: request, response: received, error: nil, blocked: .zero,
             wait: wait, receive: stopwatch.elapsed() - wait)
         let entry = HTTPArchive.Entry(MonitoredExchange(record, bodyLimit: bodyLimit), requestId: nil)
-        let archive = state.withLock { state in
+        let (archive, original) = state.withLock { state in
             state.archive.log.entries.append(entry)
             state.used.insert(state.archive.log.entries.count - 1)
-            return state.archive
+            return (state.archive, state.original)
         }
-        try save(archive)
+        try save(Self.encoded(archive, into: original))
         var headers = response.headers
         headers.remove(name: "Content-Encoding")
         return TransportResponse(
@@ -153,9 +164,23 @@ public final class HARReplayTransport: Transport {
             httpVersion: response.httpVersion)
     }
 
-    private func save(_ archive: HTTPArchive) throws {
+    /// `archive` as a file: the `original` file's JSON with the entries after its own appended
+    /// when there is one, so that nothing it held is lost; else the archive alone.
+    static func encoded(_ archive: HTTPArchive, into original: (file: JSON, entries: Int)?) throws -> Data {
+        guard let original, case .object(var root) = original.file, case .object(var log)? = root["log"],
+            case .array(var entries)? = log["entries"]
+        else { return try archive.encoded() }
+        for entry in archive.log.entries.dropFirst(original.entries) {
+            entries.append(try JSONDecoder().decode(JSON.self, from: HTTPArchive.encoder.encode(entry)))
+        }
+        log["entries"] = .array(entries)
+        root["log"] = .object(log)
+        return try HTTPArchive.encoder.encode(JSON.object(root))
+    }
+
+    private func save(_ encode: @autoclosure () throws -> Data) throws {
         do {
-            try archive.encoded().write(to: file, options: .atomic)
+            try encode().write(to: file, options: .atomic)
         } catch {
             throw BaseServerError(code: .fileAccess, message: "could not write \(file.path)", underlyingError: error)
         }

@@ -197,12 +197,43 @@ public struct HTTPArchive: Codable, Sendable, Equatable {
         /// Its `Content-Type`.
         public var mimeType: String
         /// Its text (redacted; base64 when the comment says so; empty for a body streamed from a
-        /// file or a sequence).
+        /// file or a sequence). HAR 1.2 lets a file give a form by its ``params`` alone: read from
+        /// such a file, the text of a URL-encoded form is made from them, and is empty otherwise.
         public var text: String
         /// The fields of a form or multipart body, redacted; `nil` for any other body.
         public var params: [Param]? = nil
         /// A comment: `"base64"`, `"truncated"`.
         public var comment: String?
+
+        enum CodingKeys: String, CodingKey {
+            case mimeType, text, params, comment
+        }
+
+        init(mimeType: String, text: String, params: [Param]? = nil, comment: String? = nil) {
+            self.mimeType = mimeType
+            self.text = text
+            self.params = params
+            self.comment = comment
+        }
+
+        /// Reads a body as HAR 1.2 gives it: a `text`, `params`, or both.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mimeType = try container.decode(String.self, forKey: .mimeType)
+            params = try container.decodeIfPresent([Param].self, forKey: .params)
+            comment = try container.decodeIfPresent(String.self, forKey: .comment)
+            text =
+                try container.decodeIfPresent(String.self, forKey: .text) ?? Self.formText(params, mimeType: mimeType)
+        }
+
+        /// `params` as the text of a URL-encoded form when `mimeType` is one, else empty.
+        static func formText(_ params: [Param]?, mimeType: String) -> String {
+            guard let params, mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") else { return "" }
+            let unreserved = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text }
+            return params.map { encode($0.name) + "=" + encode($0.value ?? "") }.joined(separator: "&")
+        }
     }
 
     /// A field of a form or multipart request body.

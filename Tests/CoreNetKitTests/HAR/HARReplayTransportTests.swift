@@ -180,3 +180,103 @@ import Testing
         }
     }
 }
+
+/// A HAR a browser wrote (Chrome's fields, a form given by its `params` alone, as HAR 1.2 allows):
+/// replayed, and kept whole when record-when-missing appends to it.
+@Suite(.timeLimit(.minutes(3))) struct HARReplayOfBrowserFilesTests {
+    static func browserHAR(_ base: URL) -> String {
+        let user = #"{\"id\":1,\"name\":\"Ada Lovelace\"}"#
+        return """
+            {"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},
+            "pages":[{"startedDateTime":"2026-11-28T06:00:00.000Z","id":"page_1","title":"Users",
+              "pageTimings":{"onContentLoad":120.5,"onLoad":250}}],
+            "entries":[
+            {"_initiator":{"type":"script"},"_resourceType":"fetch","cache":{},"connection":"8443","pageref":"page_1",
+             "request":{"method":"GET","url":"\(base.absoluteString)/users/1","httpVersion":"http/2.0",
+               "headers":[{"name":"accept","value":"application/json"}],"queryString":[],"cookies":[],
+               "headersSize":-1,"bodySize":0},
+             "response":{"status":200,"statusText":"","httpVersion":"http/2.0",
+               "headers":[{"name":"content-type","value":"application/json"}],
+               "cookies":[{"name":"s","value":"x","expires":null,"httpOnly":true,"secure":true,"sameSite":"Lax"}],
+               "content":{"size":30,"mimeType":"application/json","compression":0,"text":"\(user)"},
+               "redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":300,"_error":null},
+             "serverIPAddress":"127.0.0.1","startedDateTime":"2026-11-28T06:00:00.100Z","time":12.3,
+             "timings":{"blocked":1.2,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":10.5,"receive":0.5,
+               "_blocked_queueing":0.8}},
+            {"cache":{},"pageref":"page_1",
+             "request":{"method":"POST","url":"\(base.absoluteString)/login","httpVersion":"http/2.0",
+               "headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":31,
+               "postData":{"mimeType":"application/x-www-form-urlencoded",
+                 "params":[{"name":"user","value":"Ada Lovelace"},{"name":"remember","value":"yes"}]}},
+             "response":{"status":200,"statusText":"OK","httpVersion":"http/2.0",
+               "headers":[{"name":"content-type","value":"application/json"}],"cookies":[],
+               "content":{"size":11,"mimeType":"application/json","text":"{\\"ok\\":true}"},
+               "redirectURL":"","headersSize":-1,"bodySize":-1},
+             "startedDateTime":"2026-11-28T06:00:01.000Z","time":5,
+             "timings":{"blocked":-1,"dns":-1,"connect":-1,"send":0,"wait":4,"receive":1,"ssl":-1}}
+            ]}}
+            """
+    }
+
+    static func login(_ base: URL, _ configuration: NetworkConfiguration) async throws -> JSON {
+        try await TestRequest<JSON>(configuration: configuration) {
+            ServerRequest(
+                method: .post, baseUrl: base, relativeUrl: "/login",
+                parameters: .formURLEncoded(["remember": "yes", "user": "Ada Lovelace"]))
+        }.performAsync()
+    }
+
+    @Test func aBrowsersFileReplaysItsFormsByTheirFields() async throws {
+        try await withTemporaryDirectory { directory in
+            let base = URL(string: "http://127.0.0.1:9")!
+            let file = directory.appendingPathComponent("browser.har")
+            try Data(Self.browserHAR(base).utf8).write(to: file)
+            let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
+
+            let user = try await TestRequest<JSON>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/users/1")
+            }.performAsync()
+            let login = try await Self.login(base, configuration)
+
+            #expect(user["name"]?.stringValue == "Ada Lovelace")
+            #expect(login["ok"] == .bool(true))
+            let form = try HTTPArchive(contentsOf: file).log.entries[1].request.postData
+            #expect(form?.text == "user=Ada%20Lovelace&remember=yes")
+            await #expect(throws: BaseServerError.self) {
+                _ = try await TestRequest<JSON>(configuration: configuration) {
+                    ServerRequest(
+                        method: .post, baseUrl: base, relativeUrl: "/login",
+                        parameters: .formURLEncoded(["user": "Grace Hopper", "remember": "yes"]))
+                }.performAsync()
+            }
+        }
+    }
+
+    @Test func recordWhenMissingKeepsWhatABrowsersFileHoldsBesideTheEntries() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withTestServer { server in
+                let file = directory.appendingPathComponent("browser.har")
+                try Data(Self.browserHAR(server.baseURL).utf8).write(to: file)
+                let transport = try HARReplayTransport(file: file, mode: .recordWhenMissing(sharedTestTransport))
+                let configuration = HARReplayTransportTests.replayConfiguration(transport)
+
+                _ = try await TestRequest<JSON>(configuration: configuration) { server.get("/users/1") }.performAsync()
+                let two = try await TestRequest<JSON>(configuration: configuration) { server.get("/users/2") }
+                    .performAsync()
+
+                #expect(two["id"]?.intValue == 2)
+                #expect(server.hits("GET", "/users/1") == 0)
+                let written = try JSONDecoder().decode(JSON.self, from: Data(contentsOf: file))
+                let log = try #require(written["log"])
+                #expect(log["pages"]?[0]?["title"]?.stringValue == "Users")
+                #expect(log["creator"]?["name"]?.stringValue == "WebInspector")
+                #expect(log["entries"]?[0]?["_initiator"]?["type"]?.stringValue == "script")
+                #expect(log["entries"]?[0]?["serverIPAddress"]?.stringValue == "127.0.0.1")
+                #expect(log["entries"]?[0]?["timings"]?["_blocked_queueing"] == .double(0.8))
+                #expect(log["entries"]?[1]?["request"]?["postData"]?["text"] == nil)
+                let urls = try HTTPArchive(contentsOf: file).log.entries.map(\.request.url)
+                #expect(urls == ["/users/1", "/login", "/users/2"].map { server.baseURL.absoluteString + $0 })
+            }
+        }
+    }
+}
