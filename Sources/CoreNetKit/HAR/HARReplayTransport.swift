@@ -43,6 +43,12 @@ public final class HARReplayTransport: Transport {
         /// Every request goes to `transport`, and the file is written anew with this run's
         /// exchanges (the file's old entries are not read).
         case update(any Transport)
+
+        /// Whether a request the file does not hold goes to a transport.
+        var recordsMissing: Bool {
+            if case .recordWhenMissing = self { return true }
+            return false
+        }
     }
 
     /// The archive read and written.
@@ -109,8 +115,37 @@ public final class HARReplayTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if case .update(let transport) = mode { return try await record(request, through: transport) }
+        var current = request
+        // A browser's HAR holds a redirect and where it led as two entries: followed here as a
+        // transport follows them, the last answering, from the recording or (when missing and
+        // the mode says so) from the network.
+        for hop in 0...RedirectPolicy.maximumRedirects {
+            switch take(current, peeking: false) {
+            case .success(let entry):
+                if hop == 0 { request.body.reportSent(request.body.length ?? 0) }
+                let location = entry.response.headers.first { $0.name.lowercased() == "location" }?.value
+                guard
+                    let next = RedirectPolicy.request(
+                        after: current, status: entry.response.status,
+                        location: location ?? (entry.response.redirectURL.isEmpty ? nil : entry.response.redirectURL)),
+                    mode.recordsMissing || (try? take(next, peeking: true).get()) != nil
+                else { return try Self.response(replaying: entry, for: current) }
+                current = next
+            case .failure(let miss):
+                guard case .recordWhenMissing(let transport) = mode else {
+                    throw BaseServerError(code: .transport, message: miss.description, underlyingError: miss)
+                }
+                return try await record(current, through: transport)
+            }
+        }
+        throw URLError(.httpTooManyRedirects)
+    }
+
+    /// The entry that answers `request`: the first that matches and has not answered yet, else
+    /// the last that matches, marked as used unless `peeking`.
+    private func take(_ request: TransportRequest, peeking: Bool) -> Result<HTTPArchive.Entry, HARReplayMiss> {
         let key = HARMatch(request, matchesBody: matchesBody)
-        let found = state.withLock { state -> Result<HTTPArchive.Entry, HARReplayMiss> in
+        return state.withLock { state in
             let candidates = state.archive.log.entries.indices.filter { index in
                 state.archive.log.entries[index].fromCache == nil && key.matches(state.archive.log.entries[index])
             }
@@ -118,18 +153,8 @@ public final class HARReplayTransport: Transport {
                 return .failure(HARReplayMiss(request: key.description, closest: key.closest(in: state.archive)))
             }
             let index = candidates.first { !state.used.contains($0) } ?? last
-            state.used.insert(index)
+            if !peeking { state.used.insert(index) }
             return .success(state.archive.log.entries[index])
-        }
-        switch found {
-        case .success(let entry):
-            request.body.reportSent(request.body.length ?? 0)
-            return try Self.response(replaying: entry, for: request)
-        case .failure(let miss):
-            guard case .recordWhenMissing(let transport) = mode else {
-                throw BaseServerError(code: .transport, message: miss.description, underlyingError: miss)
-            }
-            return try await record(request, through: transport)
         }
     }
 

@@ -144,7 +144,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         do {
             answered = try state.withLock { state in
                 let location = head.headers.first(name: "Location")
-                guard let next = try transport.redirect(from: state.request, status: status, location: location)
+                guard let next = RedirectPolicy.request(after: state.request, status: status, location: location)
                 else { return state.request.url }
                 guard state.redirects < AsyncHTTPClientTransport.maximumRedirects else {
                     throw URLError(.httpTooManyRedirects)

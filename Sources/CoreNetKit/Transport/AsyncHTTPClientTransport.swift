@@ -121,7 +121,9 @@ public final class AsyncHTTPClientTransport: Transport {
         for _ in 0...Self.maximumRedirects {
             let response = try await execute(current, original: request, deadline: deadline)
             let location = response.headers.first(name: "Location")
-            guard let next = try redirect(from: current, status: Int(response.status.code), location: location) else {
+            guard
+                let next = RedirectPolicy.request(after: current, status: Int(response.status.code), location: location)
+            else {
                 return Self.response(response, url: current.url, inflates: inflates)
             }
             current = next
@@ -215,28 +217,6 @@ public final class AsyncHTTPClientTransport: Transport {
         case .http2: "HTTP/2.0"
         default: "HTTP/\(version.major).\(version.minor)"
         }
-    }
-
-    /// The request to send next if a response with `status` and `location` redirects, with the
-    /// method rules browsers and URLSession use (303, and 301/302 after POST, become GET) and
-    /// credentials stripped across origins.
-    func redirect(from request: TransportRequest, status: Int, location: String?) throws -> TransportRequest? {
-        guard [301, 302, 303, 307, 308].contains(status), let location,
-            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-            target.scheme == "http" || target.scheme == "https"
-        else { return nil }
-        var next = request
-        next.url = target
-        if status == 303 && request.method != .head || (status == 301 || status == 302) && request.method == .post {
-            next.method = .get
-            next.body = .none
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
-        if !RedirectPolicy.isSameOrigin(request.url, target) {
-            for name in RedirectPolicy.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
-        }
-        return next
     }
 
     /// AsyncHTTPClient's and NIO's errors as the `URLError`s the pipeline maps once: the codes

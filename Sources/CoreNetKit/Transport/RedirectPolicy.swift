@@ -15,6 +15,8 @@ import FoundationNetworking
 /// What happens to credentials when a response redirects.
 enum RedirectPolicy {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    /// The most redirects one request follows, as URLSession does.
+    static let maximumRedirects = 20
 
     /// `redirect` unchanged when it stays on the origin of `previous`; otherwise without the
     /// credential headers.
@@ -23,6 +25,28 @@ enum RedirectPolicy {
         var stripped = redirect
         for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
         return stripped
+    }
+
+    /// The request to send next if a response with `status` and `location` redirects, with the
+    /// method rules browsers and URLSession use (303, and 301/302 after POST, become GET) and
+    /// credentials stripped across origins.
+    static func request(after request: TransportRequest, status: Int, location: String?) -> TransportRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), let location,
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            target.scheme == "http" || target.scheme == "https"
+        else { return nil }
+        var next = request
+        next.url = target
+        if status == 303 && request.method != .head || (status == 301 || status == 302) && request.method == .post {
+            next.method = .get
+            next.body = .none
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        if !isSameOrigin(request.url, target) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
     }
 
     static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {

@@ -252,6 +252,35 @@ import Testing
         }
     }
 
+    @Test func aRedirectRecordedAsTwoEntriesIsFollowedToTheSecond() async throws {
+        try await withTemporaryDirectory { directory in
+            let base = URL(string: "http://127.0.0.1:9")!
+            let file = directory.appendingPathComponent("redirect.har")
+            try Data(Self.browserHAR(base).utf8).write(to: file)
+            var archive = try HTTPArchive(contentsOf: file)
+            var moved = archive.log.entries[0]
+            moved.request.url = base.absoluteString + "/old-users/1"
+            moved.response.status = 302
+            moved.response.content = HTTPArchive.Content(size: 0, mimeType: "text/html")
+            moved.response.headers = [HTTPArchive.Field(name: "location", value: "/users/1")]
+            moved.response.redirectURL = "/users/1"
+            archive.log.entries.insert(moved, at: 0)
+            try archive.encoded().write(to: file)
+            let transport = try HARReplayTransport(file: file)
+            let configuration = HARReplayTransportTests.replayConfiguration(transport)
+
+            let user = try await TestRequest<JSON>(configuration: configuration) {
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/old-users/1")
+            }.performAsync()
+            let response = try await transport.send(
+                TransportRequest(method: .get, url: base.appendingPathComponent("old-users/1")))
+
+            #expect(user["name"]?.stringValue == "Ada Lovelace")
+            #expect(response.statusCode == 200)
+            #expect(response.url?.absoluteString == base.absoluteString + "/users/1")
+        }
+    }
+
     @Test func recordWhenMissingKeepsWhatABrowsersFileHoldsBesideTheEntries() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
