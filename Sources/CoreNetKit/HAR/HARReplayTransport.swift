@@ -24,7 +24,8 @@ import FoundationNetworking
 /// query's order ignored; a recorded value masked by redaction matches any value) and, for a
 /// request with a body, by its body redacted as the recorder redacts it (``matchesBody``).
 /// Entries that match the same request answer in recorded order; after the last, the last
-/// answers again. Entries the cache answered (`_fromCache`) are not replayed. An entry with
+/// answers again. An entry a cache answered (`_fromCache`: the kit's, or a browser's) answers only
+/// a request no exchange on the network matches. An entry with
 /// status `0` replays its failure (`_error`: `timeout`, `connectionLost`, …).
 ///
 /// A request nothing matches fails with ``BaseServerError/Code-swift.struct/transport``, whose
@@ -146,9 +147,11 @@ public final class HARReplayTransport: Transport {
     private func take(_ request: TransportRequest, peeking: Bool) -> Result<HTTPArchive.Entry, HARReplayMiss> {
         let key = HARMatch(request, matchesBody: matchesBody)
         return state.withLock { state in
-            let candidates = state.archive.log.entries.indices.filter { index in
-                state.archive.log.entries[index].fromCache == nil && key.matches(state.archive.log.entries[index])
-            }
+            let matching = state.archive.log.entries.indices.filter { key.matches(state.archive.log.entries[$0]) }
+            // What went to the network first; an answer of a cache (the kit's, a browser's
+            // `memory` or `disk`) only for a request that never went there.
+            let network = matching.filter { state.archive.log.entries[$0].fromCache == nil }
+            let candidates = network.isEmpty ? matching : network
             guard let last = candidates.last else {
                 return .failure(HARReplayMiss(request: key.description, closest: key.closest(in: state.archive)))
             }

@@ -281,6 +281,34 @@ import Testing
         }
     }
 
+    @Test func anAnswerOfACacheReplaysOnlyARequestThatNeverWentToTheNetwork() async throws {
+        try await withTemporaryDirectory { directory in
+            let base = URL(string: "http://127.0.0.1:9")!
+            let file = directory.appendingPathComponent("cached.har")
+            try Data(Self.browserHAR(base).utf8).write(to: file)
+            var archive = try HTTPArchive(contentsOf: file)
+            var cached = archive.log.entries[0]
+            cached.fromCache = "memory"
+            cached.response.content.text = #"{"id":1,"name":"from the cache"}"#
+            archive.log.entries.append(cached)
+            cached.request.url = base.absoluteString + "/users/3"
+            cached.response.content.text = #"{"id":3,"name":"Grace Hopper"}"#
+            archive.log.entries.append(cached)
+            try archive.encoded().write(to: file)
+            let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
+
+            var names: [String?] = []
+            for path in ["/users/1", "/users/1", "/users/3"] {
+                let user = try await TestRequest<JSON>(configuration: configuration) {
+                    ServerRequest(method: .get, baseUrl: base, relativeUrl: path)
+                }.performAsync()
+                names.append(user["name"]?.stringValue)
+            }
+
+            #expect(names == ["Ada Lovelace", "Ada Lovelace", "Grace Hopper"])
+        }
+    }
+
     @Test func recordWhenMissingKeepsWhatABrowsersFileHoldsBesideTheEntries() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
