@@ -30,6 +30,15 @@ struct HARMatch: CustomStringConvertible {
         self.init(method: request.method.rawValue, url: LogRedactor.redact(url: request.url), body: body)
     }
 
+    /// What `entry` recorded, its URL redacted as a request's is: a file written by another tool
+    /// (a browser) holds the credentials the kit's recorder masks.
+    private init(recorded entry: HTTPArchive.Entry) {
+        let url = entry.request.url
+        self.init(
+            method: entry.request.method,
+            url: URL(string: url).map(LogRedactor.redact(url:)) ?? LogRedactor.redact(urlText: url))
+    }
+
     private init(method: String, url: String, body: String? = nil) {
         self.method = method.uppercased()
         self.target = String(url[..<(url.firstIndex(of: "?") ?? url.endIndex)])
@@ -42,7 +51,7 @@ struct HARMatch: CustomStringConvertible {
     /// Whether `entry` recorded this request. A recorded body cut at the recorder's limit
     /// matches a body that starts with it.
     func matches(_ entry: HTTPArchive.Entry) -> Bool {
-        let recorded = HARMatch(method: entry.request.method, url: entry.request.url)
+        let recorded = HARMatch(recorded: entry)
         guard recorded.method == method, recorded.target == target, recorded.query == query else { return false }
         guard let body else { return true }
         guard let postData = entry.request.postData else { return body.isEmpty }
@@ -69,7 +78,7 @@ struct HARMatch: CustomStringConvertible {
         let wanted = Array(description.utf8)
         var seen: Set<String> = []
         let recorded = archive.log.entries.compactMap { entry -> String? in
-            let text = HARMatch(method: entry.request.method, url: entry.request.url).description
+            let text = HARMatch(recorded: entry).description
             return seen.insert(text).inserted ? text : nil
         }
         let ranked = recorded.map { (text: $0, distance: Self.distance(wanted, Array($0.utf8))) }

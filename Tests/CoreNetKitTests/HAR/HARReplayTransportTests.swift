@@ -281,7 +281,7 @@ import Testing
         }
     }
 
-    @Test func anAnswerOfACacheReplaysOnlyARequestThatNeverWentToTheNetwork() async throws {
+    @Test func aCacheAnswerReplaysOnlyWhatNeverWentOutAndAURLWithACredentialMatches() async throws {
         try await withTemporaryDirectory { directory in
             let base = URL(string: "http://127.0.0.1:9")!
             let file = directory.appendingPathComponent("cached.har")
@@ -294,18 +294,23 @@ import Testing
             cached.request.url = base.absoluteString + "/users/3"
             cached.response.content.text = #"{"id":3,"name":"Grace Hopper"}"#
             archive.log.entries.append(cached)
+            // As a browser writes it: the credential in the query as it was sent.
+            cached.fromCache = nil
+            cached.request.url = base.absoluteString + "/users/3?access_token=abc"
+            cached.response.content.text = #"{"id":3,"name":"Grace Hopper, signed in"}"#
+            archive.log.entries.append(cached)
             try archive.encoded().write(to: file)
             let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
 
             var names: [String?] = []
-            for path in ["/users/1", "/users/1", "/users/3"] {
+            for path in ["/users/1", "/users/1", "/users/3", "/users/3?access_token=abc"] {
                 let user = try await TestRequest<JSON>(configuration: configuration) {
                     ServerRequest(method: .get, baseUrl: base, relativeUrl: path)
                 }.performAsync()
                 names.append(user["name"]?.stringValue)
             }
 
-            #expect(names == ["Ada Lovelace", "Ada Lovelace", "Grace Hopper"])
+            #expect(names == ["Ada Lovelace", "Ada Lovelace", "Grace Hopper", "Grace Hopper, signed in"])
         }
     }
 
