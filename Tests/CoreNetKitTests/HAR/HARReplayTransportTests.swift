@@ -314,6 +314,34 @@ import Testing
         }
     }
 
+    @Test func aBodyWithTheSecretsABrowserWroteMatchesTheSameRequest() async throws {
+        try await withTemporaryDirectory { directory in
+            let base = URL(string: "http://127.0.0.1:9")!
+            let file = directory.appendingPathComponent("login.har")
+            try Data(Self.browserHAR(base).utf8).write(to: file)
+            var archive = try HTTPArchive(contentsOf: file)
+            archive.log.entries[1].request.postData = HTTPArchive.PostData(
+                mimeType: "application/json", text: #"{"password":"hunter2","user":"Ada"}"#)
+            try archive.encoded().write(to: file)
+            let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
+
+            let login = try await TestRequest<JSON>(configuration: configuration) {
+                ServerRequest(
+                    method: .post, baseUrl: base, relativeUrl: "/login",
+                    parameters: .jsonObject(["user": "Ada", "password": "hunter2"]))
+            }.performAsync()
+
+            #expect(login["ok"] == .bool(true))
+            await #expect(throws: BaseServerError.self) {
+                _ = try await TestRequest<JSON>(configuration: configuration) {
+                    ServerRequest(
+                        method: .post, baseUrl: base, relativeUrl: "/login",
+                        parameters: .jsonObject(["user": "Grace", "password": "hunter2"]))
+                }.performAsync()
+            }
+        }
+    }
+
     @Test func recordWhenMissingKeepsWhatABrowsersFileHoldsBesideTheEntries() async throws {
         try await withTemporaryDirectory { directory in
             try await withTestServer { server in
