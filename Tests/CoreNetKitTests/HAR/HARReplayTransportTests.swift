@@ -218,12 +218,26 @@ import Testing
             """
     }
 
-    static func login(_ base: URL, _ configuration: NetworkConfiguration) async throws -> JSON {
+    /// `POST /login` with `parameters`.
+    static func login(
+        _ base: URL, _ configuration: NetworkConfiguration,
+        _ parameters: ServerRequestParameter = .formURLEncoded(["remember": "yes", "user": "Ada Lovelace"])
+    ) async throws -> JSON {
         try await TestRequest<JSON>(configuration: configuration) {
-            ServerRequest(
-                method: .post, baseUrl: base, relativeUrl: "/login",
-                parameters: .formURLEncoded(["remember": "yes", "user": "Ada Lovelace"]))
+            ServerRequest(method: .post, baseUrl: base, relativeUrl: "/login", parameters: parameters)
         }.performAsync()
+    }
+
+    /// A replay of ``browserHAR(_:)`` changed by `edit`, written in `directory`.
+    static func replaying(
+        in directory: URL, base: URL, _ edit: (inout HTTPArchive) -> Void
+    ) throws -> NetworkConfiguration {
+        let file = directory.appendingPathComponent("browser.har")
+        try Data(Self.browserHAR(base).utf8).write(to: file)
+        var archive = try HTTPArchive(contentsOf: file)
+        edit(&archive)
+        try archive.encoded().write(to: file)
+        return HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
     }
 
     @Test func aBrowsersFileReplaysItsFormsByTheirFields() async throws {
@@ -243,11 +257,7 @@ import Testing
             let form = try HTTPArchive(contentsOf: file).log.entries[1].request.postData
             #expect(form?.text == "user=Ada%20Lovelace&remember=yes")
             await #expect(throws: BaseServerError.self) {
-                _ = try await TestRequest<JSON>(configuration: configuration) {
-                    ServerRequest(
-                        method: .post, baseUrl: base, relativeUrl: "/login",
-                        parameters: .formURLEncoded(["user": "Grace Hopper", "remember": "yes"]))
-                }.performAsync()
+                _ = try await Self.login(base, configuration, .formURLEncoded(["user": "Grace", "remember": "yes"]))
             }
         }
     }
@@ -255,19 +265,16 @@ import Testing
     @Test func aRedirectRecordedAsTwoEntriesIsFollowedToTheSecond() async throws {
         try await withTemporaryDirectory { directory in
             let base = URL(string: "http://127.0.0.1:9")!
-            let file = directory.appendingPathComponent("redirect.har")
-            try Data(Self.browserHAR(base).utf8).write(to: file)
-            var archive = try HTTPArchive(contentsOf: file)
-            var moved = archive.log.entries[0]
-            moved.request.url = base.absoluteString + "/old-users/1"
-            moved.response.status = 302
-            moved.response.content = HTTPArchive.Content(size: 0, mimeType: "text/html")
-            moved.response.headers = [HTTPArchive.Field(name: "location", value: "/users/1")]
-            moved.response.redirectURL = "/users/1"
-            archive.log.entries.insert(moved, at: 0)
-            try archive.encoded().write(to: file)
-            let transport = try HARReplayTransport(file: file)
-            let configuration = HARReplayTransportTests.replayConfiguration(transport)
+            let configuration = try Self.replaying(in: directory, base: base) { archive in
+                var moved = archive.log.entries[0]
+                moved.request.url = base.absoluteString + "/old-users/1"
+                moved.response.status = 302
+                moved.response.content = HTTPArchive.Content(size: 0, mimeType: "text/html")
+                moved.response.headers = [HTTPArchive.Field(name: "location", value: "/users/1")]
+                moved.response.redirectURL = "/users/1"
+                archive.log.entries.insert(moved, at: 0)
+            }
+            let transport = try #require(configuration.transport as? HARReplayTransport)
 
             let user = try await TestRequest<JSON>(configuration: configuration) {
                 ServerRequest(method: .get, baseUrl: base, relativeUrl: "/old-users/1")
@@ -284,23 +291,20 @@ import Testing
     @Test func aCacheAnswerReplaysOnlyWhatNeverWentOutAndAURLWithACredentialMatches() async throws {
         try await withTemporaryDirectory { directory in
             let base = URL(string: "http://127.0.0.1:9")!
-            let file = directory.appendingPathComponent("cached.har")
-            try Data(Self.browserHAR(base).utf8).write(to: file)
-            var archive = try HTTPArchive(contentsOf: file)
-            var cached = archive.log.entries[0]
-            cached.fromCache = "memory"
-            cached.response.content.text = #"{"id":1,"name":"from the cache"}"#
-            archive.log.entries.append(cached)
-            cached.request.url = base.absoluteString + "/users/3"
-            cached.response.content.text = #"{"id":3,"name":"Grace Hopper"}"#
-            archive.log.entries.append(cached)
-            // As a browser writes it: the credential in the query as it was sent.
-            cached.fromCache = nil
-            cached.request.url = base.absoluteString + "/users/3?access_token=abc"
-            cached.response.content.text = #"{"id":3,"name":"Grace Hopper, signed in"}"#
-            archive.log.entries.append(cached)
-            try archive.encoded().write(to: file)
-            let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
+            let configuration = try Self.replaying(in: directory, base: base) { archive in
+                var cached = archive.log.entries[0]
+                cached.fromCache = "memory"
+                cached.response.content.text = #"{"id":1,"name":"from the cache"}"#
+                archive.log.entries.append(cached)
+                cached.request.url = base.absoluteString + "/users/3"
+                cached.response.content.text = #"{"id":3,"name":"Grace Hopper"}"#
+                archive.log.entries.append(cached)
+                // As a browser writes it: the credential in the query as it was sent.
+                cached.fromCache = nil
+                cached.request.url = base.absoluteString + "/users/3?access_token=abc"
+                cached.response.content.text = #"{"id":3,"name":"Grace Hopper, signed in"}"#
+                archive.log.entries.append(cached)
+            }
 
             var names: [String?] = []
             for path in ["/users/1", "/users/1", "/users/3", "/users/3?access_token=abc"] {
@@ -317,27 +321,16 @@ import Testing
     @Test func aBodyWithTheSecretsABrowserWroteMatchesTheSameRequest() async throws {
         try await withTemporaryDirectory { directory in
             let base = URL(string: "http://127.0.0.1:9")!
-            let file = directory.appendingPathComponent("login.har")
-            try Data(Self.browserHAR(base).utf8).write(to: file)
-            var archive = try HTTPArchive(contentsOf: file)
-            archive.log.entries[1].request.postData = HTTPArchive.PostData(
-                mimeType: "application/json", text: #"{"password":"hunter2","user":"Ada"}"#)
-            try archive.encoded().write(to: file)
-            let configuration = HARReplayTransportTests.replayConfiguration(try HARReplayTransport(file: file))
+            let configuration = try Self.replaying(in: directory, base: base) { archive in
+                archive.log.entries[1].request.postData = HTTPArchive.PostData(
+                    mimeType: "application/json", text: #"{"password":"hunter2","user":"Ada"}"#)
+            }
 
-            let login = try await TestRequest<JSON>(configuration: configuration) {
-                ServerRequest(
-                    method: .post, baseUrl: base, relativeUrl: "/login",
-                    parameters: .jsonObject(["user": "Ada", "password": "hunter2"]))
-            }.performAsync()
+            let login = try await Self.login(base, configuration, .jsonObject(["user": "Ada", "password": "hunter2"]))
 
             #expect(login["ok"] == .bool(true))
             await #expect(throws: BaseServerError.self) {
-                _ = try await TestRequest<JSON>(configuration: configuration) {
-                    ServerRequest(
-                        method: .post, baseUrl: base, relativeUrl: "/login",
-                        parameters: .jsonObject(["user": "Grace", "password": "hunter2"]))
-                }.performAsync()
+                _ = try await Self.login(base, configuration, .jsonObject(["user": "Grace", "password": "hunter2"]))
             }
         }
     }
