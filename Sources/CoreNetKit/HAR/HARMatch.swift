@@ -61,9 +61,9 @@ struct HARMatch: CustomStringConvertible {
         // recorder masks (a JSON body's `password`, a form's `token`).
         let bytes = Data(postData.text.utf8)
         let text =
-            LogRedactor.mayNameSecret(bytes)
-            ? LogRedactor.redactStructured(body: bytes, contentType: postData.mimeType, secrets: []) ?? postData.text
-            : postData.text
+            MonitoredExchange.Body(
+                bytes, size: bytes.count, headers: ["Content-Type": postData.mimeType], secrets: [], limit: Int.max
+            )?.text ?? ""
         // A form compares by its fields, in any order: `%20` or `+`, any case of escapes.
         if postData.mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             return Self.formFields(text) == Self.formFields(body)

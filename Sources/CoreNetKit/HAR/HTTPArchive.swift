@@ -229,10 +229,7 @@ public struct HTTPArchive: Codable, Sendable, Equatable {
         /// `params` as the text of a URL-encoded form when `mimeType` is one, else empty.
         static func formText(_ params: [Param]?, mimeType: String) -> String {
             guard let params, mimeType.lowercased().hasPrefix("application/x-www-form-urlencoded") else { return "" }
-            let unreserved = CharacterSet(
-                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-            let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text }
-            return params.map { encode($0.name) + "=" + encode($0.value ?? "") }.joined(separator: "&")
+            return URLBuilder.encode(params.map { ($0.name, $0.value ?? "") })
         }
     }
 
