@@ -20,11 +20,11 @@ struct CacheControl: Sendable, Equatable {
             for part in Self.split(value) {
                 let pieces = part.split(separator: "=", maxSplits: 1)
                 guard let rawName = pieces.first else { continue }
-                let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+                let name = rawName.trimmingHTTPWhitespace.lowercased()
                 guard !name.isEmpty, directives[name] == nil else { continue }
                 var argument: String?
                 if pieces.count == 2 {
-                    var text = pieces[1].trimmingCharacters(in: .whitespaces)
+                    var text = String(pieces[1].trimmingHTTPWhitespace)
                     if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
                         text = String(text.dropFirst().dropLast())
                     }

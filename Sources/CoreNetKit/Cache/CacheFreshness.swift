@@ -65,7 +65,7 @@ struct CacheFreshness: Sendable, Equatable {
             lifetime = 0
         }
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
-        let ageValue = entry.headers["Age"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let ageValue = entry.headers["Age"].flatMap { Double($0.trimmingHTTPWhitespace) } ?? 0
         let initialAge = max(apparentAge, max(0, ageValue))
         age = initialAge + max(0, now.timeIntervalSince(responseTime))
         requiresRevalidation = control.has("no-cache")

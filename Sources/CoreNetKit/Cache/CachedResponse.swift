@@ -53,7 +53,7 @@ public struct CachedResponse: Sendable, Equatable {
 
     static func varyNames(_ headers: HTTPHeaders) -> [String] {
         let names = headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            .map { $0.trimmingHTTPWhitespace.lowercased() }.filter { !$0.isEmpty }
         return Array(Set(names)).sorted()
     }
 
@@ -116,7 +116,7 @@ public struct CachedResponse: Sendable, Equatable {
 
     private static func forbidsStoring(_ cacheControl: [String]) -> Bool {
         cacheControl.contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "no-store" }
+            value.split(separator: ",").contains { $0.trimmingHTTPWhitespace.lowercased() == "no-store" }
         }
     }
 

@@ -78,7 +78,7 @@ enum CookieJar {
             rest = after
         }
         fields.append(current + rest)
-        return fields.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return fields.map { String($0.trimmingHTTPWhitespace) }.filter { !$0.isEmpty }
     }
 
     /// Whether `cookie` is sent to `url` at `now` (RFC 6265 §5.4): its domain matches the host,
@@ -124,7 +124,7 @@ enum CookieJar {
         let attributes = Set(
             field.split(separator: ";").dropFirst().map {
                 $0.split(separator: "=", maxSplits: 1).first.map {
-                    $0.trimmingCharacters(in: .whitespaces).lowercased()
+                    $0.trimmingHTTPWhitespace.lowercased()
                 }
                     ?? ""
             })

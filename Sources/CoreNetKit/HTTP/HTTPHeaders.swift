@@ -145,3 +145,23 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return (contiguous ?? nil) ?? left.elementsEqual(right, by: same)
     }
 }
+
+extension StringProtocol {
+    /// The text without the spaces and tabs around it: the optional whitespace HTTP allows around
+    /// a field's value (RFC 9110 §5.6.3). Foundation's `trimmingCharacters(in: .whitespaces)`
+    /// bridges to `NSString` on Linux: about 8 µs for one `Content-Length`, a fortieth of a
+    /// request's client CPU over AsyncHTTPClient.
+    var trimmingHTTPWhitespace: Substring {
+        let text = Substring(self)
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { bytes.formIndex(after: &start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return text[start..<end]
+    }
+}

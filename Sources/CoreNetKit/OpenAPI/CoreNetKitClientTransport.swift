@@ -186,9 +186,9 @@ public struct CoreNetKitClientTransport: ClientTransport {
     /// The length of a streamed body: its `Content-Length`, unless a `Content-Encoding` means the
     /// transport decodes it to another length.
     static func bodyLength(_ headers: HTTPHeaders) -> HTTPBody.Length {
-        let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        let encoding = headers["Content-Encoding"]?.trimmingHTTPWhitespace.lowercased()
         guard encoding == nil || encoding == "identity", let text = headers["Content-Length"],
-            let length = Int64(text.trimmingCharacters(in: .whitespaces)), length >= 0
+            let length = Int64(text.trimmingHTTPWhitespace), length >= 0
         else { return .unknown }
         return .known(length)
     }

@@ -59,8 +59,9 @@ public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
             request.headers = headers
             return
         }
-        let present = Set(request.headers.keys.map { $0.lowercased() })
-        for (name, value) in headers where !present.contains(name.lowercased()) {
+        // A few names on each side: compared in place, with no set or lowercased copies made.
+        let present = request.headers.keys
+        for (name, value) in headers where !present.contains(where: { HTTPHeaders.matches($0, name) }) {
             request.headers[name] = value
         }
     }

@@ -99,7 +99,7 @@ public struct RetryPolicy: Sendable {
     /// The wait a `Retry-After` value asks for at `now`, capped; `nil` when there is none or
     /// it cannot be read.
     public func retryAfter(_ value: String?, now: Date) -> Duration? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = value.map({ String($0.trimmingHTTPWhitespace) }), !value.isEmpty else { return nil }
         let wait: Duration
         if let seconds = Int(value) {
             wait = .seconds(max(seconds, 0))

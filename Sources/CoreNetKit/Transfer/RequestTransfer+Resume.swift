@@ -19,21 +19,21 @@ struct ResponseHead: Sendable {
 
     /// `Content-Range: bytes first-last/total` (total may be `*`).
     var contentRange: (first: Int64, total: Int64?)? {
-        guard let value = headers["Content-Range"]?.trimmingCharacters(in: .whitespaces),
+        guard let value = headers["Content-Range"]?.trimmingHTTPWhitespace,
             value.lowercased().hasPrefix("bytes ")
         else { return nil }
         let spec = value.dropFirst("bytes ".count)
         let parts = spec.split(separator: "/", maxSplits: 1)
         guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"),
-            let first = Int64(parts[0][..<dash].trimmingCharacters(in: .whitespaces))
+            let first = Int64(parts[0][..<dash].trimmingHTTPWhitespace)
         else { return nil }
-        return (first, Int64(parts[1].trimmingCharacters(in: .whitespaces)))
+        return (first, Int64(parts[1].trimmingHTTPWhitespace))
     }
 
     /// Whether the body is sent with a content coding other than `identity`: its bytes are
     /// then not the file's bytes, and ranges of them cannot be appended.
     var isEncoded: Bool {
-        guard let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces) else { return false }
+        guard let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace else { return false }
         return !coding.isEmpty && coding.lowercased() != "identity"
     }
 }

@@ -206,7 +206,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// Whether a body with `headers` is gzip or deflate, which the transport inflates.
     static func isCompressed(_ headers: NIOHTTP1.HTTPHeaders) -> Bool {
-        let coding = headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let coding = headers.first(name: "Content-Encoding")?.trimmingHTTPWhitespace.lowercased()
         return coding == "gzip" || coding == "deflate"
     }
 

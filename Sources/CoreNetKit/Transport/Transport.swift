@@ -194,9 +194,11 @@ public struct TransportRequest: Sendable {
     /// (and 1.5 s after one second). The library's own deadline keeps the exact `timeout`; the
     /// session's timer is only a backstop behind it.
     public var urlRequest: URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        request.timeoutInterval = Self.sessionTimeout(timeout)
+        var request = URLRequest(
+            url: url, cachePolicy: .useProtocolCachePolicy, timeoutInterval: Self.sessionTimeout(timeout))
+        // A request is a GET unless told otherwise; FoundationNetworking normalizes a method it
+        // is given (about 5 µs).
+        if method != .get { request.httpMethod = method.rawValue }
         // One assignment costs half of setting the fields one by one (FoundationNetworking).
         if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
         request.httpBody = body.data
@@ -261,12 +263,12 @@ public struct TransportResponse: Sendable {
     /// The length the body has after the transport's decoding: `Content-Length` when there is
     /// no `Content-Encoding`, else `nil`.
     public var expectedLength: Int64? {
-        if let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased(),
+        if let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace.lowercased(),
             !coding.isEmpty, coding != "identity"
         {
             return nil
         }
-        guard let text = headers["Content-Length"], let length = Int64(text.trimmingCharacters(in: .whitespaces)),
+        guard let text = headers["Content-Length"], let length = Int64(text.trimmingHTTPWhitespace),
             length >= 0
         else { return nil }
         return length

@@ -119,13 +119,13 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     /// The final head arrived.
     func receiveHead(_ http: HTTPURLResponse) {
         response = http
+        // Read from the fields once made: each of Foundation's lookups copies them all first.
+        let headers = SessionDelegate.headers(of: http)
         let length = http.expectedContentLength
-        if length >= 0, http.value(forHTTPHeaderField: "Content-Encoding") == nil,
-            http.value(forHTTPHeaderField: "Transfer-Encoding") == nil
-        {
+        if length >= 0, headers["Content-Encoding"] == nil, headers["Transfer-Encoding"] == nil {
             completeLength = length
         }
-        events.head(statusCode: http.statusCode, headers: SessionDelegate.headers(of: http), url: http.url)
+        events.head(statusCode: http.statusCode, headers: headers, url: http.url)
         endIfComplete()
     }
 
@@ -241,9 +241,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        // Read once: each read converts Foundation's dictionary of fields again.
+        let fields = response.allHeaderFields
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(response.allHeaderFields.count)
-        for (name, value) in response.allHeaderFields {
+        headers.reserveCapacity(fields.count)
+        for (name, value) in fields {
             // Strings in practice; a cast costs about half of interpolating them.
             let name = name.base as? String ?? "\(name)"
             let value = value as? String ?? "\(value)"
