@@ -214,6 +214,13 @@ if CommandLine.arguments.dropFirst().first == "serve" {
             #if AsyncHTTPClient
             if only == "phases" {
                 for concurrency in [1, 8] { try await measurePhases(base: base, concurrency: concurrency) }
+            } else if only == "costs" {
+                let way = CommandLine.arguments.dropFirst(2).first
+                let levels = CommandLine.arguments.dropFirst(3).first.map { [Int($0)!] } ?? [1, 8, 64]
+                for concurrency in levels {
+                    try await measureCosts(
+                        base: base, concurrency: concurrency, rounds: way == nil ? 9 : 20, only: way)
+                }
             } else {
                 try await runBenchmarks(base: base, only: only)
             }
