@@ -18,9 +18,10 @@ for transport, c, *runs in rows:
 transports = list(data)
 levels = sorted({c for t in data.values() for c in t})
 colors = {
-    "URLSession cbafa91": "#a0cbe8", "AHC cbafa91": "#ffbe7d",
-    "URLSession d601c85": "#4e79a7", "AHC d601c85": "#f28e2b",
-    "URLSession f4c89e9": "#1f3f66", "AHC f4c89e9": "#a34e00",
+    "URLSession cbafa91": "#c6dbef", "AHC cbafa91": "#fdd0a2",
+    "URLSession f4c89e9": "#6baed6", "AHC f4c89e9": "#fd8d3c",
+    "URLSession c2e9ec3": "#2171b5", "AHC c2e9ec3": "#d94801",
+    "URLSession 79e2ca7": "#08306b", "AHC 79e2ca7": "#7f2704",
 }
 rows_of_legend = (len(transports) + 1) // 2
 width, height, left, bottom, top = 720, 340 + 20 * rows_of_legend, 60, 50 + 20 * rows_of_legend, 40
