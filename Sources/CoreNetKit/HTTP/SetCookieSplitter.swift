@@ -48,6 +48,6 @@ enum SetCookieSplitter {
     }
 
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        String(String(decoding: bytes, as: UTF8.self).trimmingHTTPWhitespace)
     }
 }

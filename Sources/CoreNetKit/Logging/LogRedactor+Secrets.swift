@@ -65,7 +65,7 @@ extension LogRedactor {
             if endsCaseInsensitive(field.name, with: "cookie") {
                 for pair in field.value.split(separator: ";") {
                     guard let equals = pair.firstIndex(of: "=") else { continue }
-                    values.append(String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+                    values.append(String(pair[pair.index(after: equals)...].trimmingHTTPWhitespace))
                 }
             }
         }

@@ -201,7 +201,7 @@ extension MonitoredExchange {
     /// The names of the cookies in `headers`' `Cookie` fields.
     static func cookieNames(_ headers: HTTPHeaders) -> [String] {
         headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
-            let name = pair.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+            let name = pair.split(separator: "=", maxSplits: 1).first.map { String($0.trimmingHTTPWhitespace) }
             return name.flatMap { $0.isEmpty ? nil : $0 }
         }
     }
@@ -212,7 +212,7 @@ extension MonitoredExchange {
             let parts = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             let attributes = parts.count > 1 ? ";" + parts[1] : ""
-            return name.trimmingCharacters(in: .whitespaces) + "=" + LogRedactor.mask + attributes
+            return name.trimmingHTTPWhitespace + "=" + LogRedactor.mask + attributes
         }
     }
 }
