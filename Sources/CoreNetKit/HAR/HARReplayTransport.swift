@@ -124,7 +124,7 @@ public final class HARReplayTransport: Transport {
             switch take(current, peeking: false) {
             case .success(let entry):
                 if hop == 0 { request.body.reportSent(request.body.length ?? 0) }
-                let location = entry.response.headers.first { $0.name.lowercased() == "location" }?.value
+                let location = entry.response.headers.first { HTTPHeaders.matches($0.name, "Location") }?.value
                 guard
                     let next = RedirectPolicy.request(
                         after: current, status: entry.response.status,

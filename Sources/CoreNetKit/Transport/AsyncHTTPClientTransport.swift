@@ -39,7 +39,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The TLS configuration of each host with a trust rule (see AsyncHTTPClientTransport+Trust.swift).
     let trustByHost: [String: TLSConfiguration]
     /// The most redirects followed for one request.
-    public static let maximumRedirects = 20
+    public static let maximumRedirects = RedirectPolicy.maximumRedirects
 
     /// Whether the transport asks for gzip/deflate bodies and inflates them as the pipeline reads
     /// them (its own client, with AsyncHTTPClient's decompression off).
