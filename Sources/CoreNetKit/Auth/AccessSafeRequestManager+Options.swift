@@ -14,8 +14,8 @@ import FoundationNetworking
 #endif
 
 extension AccessSafeRequestManager {
-    /// How an ``AccessSafeRequestManager`` recognises a rejected token, sends tokens, and limits
-    /// and times refreshes. Every property has a default; change only what differs.
+    /// How an ``AccessSafeRequestManager`` recognises a rejected token, sends tokens, and limits and times refreshes.
+    /// Every property has a default; change only what differs.
     ///
     /// ```swift
     /// var options = AccessSafeRequestManager.Options()
@@ -29,38 +29,33 @@ extension AccessSafeRequestManager {
         public var header: String
         /// The word before the token, `Bearer` by default; `nil` sends the token alone.
         public var scheme: String?
-        /// At most this many refreshes run within ``refreshWindow`` (5 by default); one more
-        /// is refused and its requests fail with ``BaseServerError/Code-swift.struct/excessiveRefresh``.
-        /// `0` turns refreshing off.
+        /// At most this many refreshes run within ``refreshWindow`` (5 by default); one more is refused and its
+        /// requests fail with ``BaseServerError/Code-swift.struct/excessiveRefresh``. `0` turns refreshing off.
         public var maxRefreshes: Int
         /// The window of ``maxRefreshes``, 30 seconds by default.
         public var refreshWindow: Duration
-        /// A refresh that has not finished after this long (30 seconds by default, at most a
-        /// day) counts as failed: it is cancelled and its requests fail with
-        /// ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying a
+        /// A refresh that has not finished after this long (30 seconds by default, at most a day) counts as failed: it
+        /// is cancelled and its requests fail with ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying a
         /// ``BaseServerError/Code-swift.struct/timeout``.
         public var refreshTimeout: Duration
-        /// When the tokens' ``AuthTokens/expiresAt`` is known, a request that would go out this
-        /// close to it (30 seconds by default) or later refreshes first.
+        /// When the tokens' ``AuthTokens/expiresAt`` is known, a request that would go out this close to it (30 seconds
+        /// by default) or later refreshes first.
         public var refreshBeforeExpiry: Duration
         /// Whether a refresh failure means the session is over, so the
-        /// ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run. Receives the
-        /// refresher's error. By default every failure does except a connection problem
-        /// (offline, cannot connect, connection lost, timeout, cancelled) and a `5xx`:
-        /// those leave the user signed in, and a later request refreshes again.
+        /// ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run. Receives the refresher's error. By default
+        /// every failure does except a connection problem (offline, cannot connect, connection lost, timeout,
+        /// cancelled) and a `5xx`: those leave the user signed in, and a later request refreshes again.
         public var isSessionExpired: @Sendable (any Error) -> Bool
-        /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main`
-        /// by default.
+        /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main` by default.
         public var callbackQueue: DispatchQueue
-        /// The manager's one clock: it waits on it (``refreshTimeout``) and reads the time from
-        /// its ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``);
-        /// ``SystemClock`` by default. Give it the clock of the configurations the manager serves
-        /// (``NetworkConfiguration/clock``), so one clock drives them all; tests inject a
-        /// ``ManualClock`` in both.
+        /// The manager's one clock: it waits on it (``refreshTimeout``) and reads the time from its
+        /// ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``); ``SystemClock`` by default. Give
+        /// it the clock of the configurations the manager serves (``NetworkConfiguration/clock``), so one clock drives
+        /// them all; tests inject a ``ManualClock`` in both.
         public var clock: any NetworkClock
-        /// The current time: ``clock``'s date. Setting it replaces ``clock`` with one that keeps
-        /// the old clock's waits and reads its date from the closure, so the manager still has one
-        /// clock; setting ``clock`` afterwards replaces both.
+        /// The current time: ``clock``'s date. Setting it replaces ``clock`` with one that keeps the old clock's waits
+        /// and reads its date from the closure, so the manager still has one clock; setting ``clock`` afterwards
+        /// replaces both.
         @available(*, deprecated, message: "set clock: the manager reads the time from it")
         public var now: @Sendable () -> Date {
             get { { [clock] in clock.currentDate } }
@@ -118,8 +113,8 @@ extension AccessSafeRequestManager {
                 callbackQueue: callbackQueue, clock: dated(clock, date: now))
         }
 
-        /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather
-        /// than a refusal of the refresh token; the default ``isSessionExpired`` is its negation.
+        /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather than a refusal of the
+        /// refresh token; the default ``isSessionExpired`` is its negation.
         public static func isConnectionProblemOrServerFault(_ error: any Error) -> Bool {
             guard error is BaseServerError || error is URLError || error is CancellationError else { return false }
             let mapped = TransportErrorMapper.map(error)

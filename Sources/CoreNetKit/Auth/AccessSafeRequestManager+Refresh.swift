@@ -10,13 +10,13 @@ import Dispatch
 import Foundation
 
 extension AccessSafeRequestManager {
-    /// The manager whose refresh the current Task runs, if any. Tasks the refresher starts
-    /// (a `perform()` of the refresh request) inherit it, so their requests skip that manager.
+    /// The manager whose refresh the current Task runs, if any. Tasks the refresher starts (a `perform()` of the
+    /// refresh request) inherit it, so their requests skip that manager.
     @TaskLocal static var refreshing: ObjectIdentifier?
 
-    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue. With a
-    /// ``SharedTokenStore`` the refresh runs under the store's refresh lock, and the timeout
-    /// grows by the store's lease (the longest another process may keep the lock).
+    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue. With a ``SharedTokenStore`` the
+    /// refresh runs under the store's refresh lock, and the timeout grows by the store's lease (the longest another
+    /// process may keep the lock).
     func run(_ job: Job) {
         let manager = ObjectIdentifier(self)
         let (store, isSessionExpired) = state.withLock { ($0.store, $0.machine.options.isSessionExpired) }
@@ -39,16 +39,16 @@ extension AccessSafeRequestManager {
             do { try await job.clock.pause(for: limit) } catch { return }  // cancelled: the refresh ended first
             let timeout = BaseServerError(
                 code: .timeout, message: "the token refresh did not finish within \(limit)")
-            // The timeout is decided first: a refresh cancelled first could end (as `cancelled`) on
-            // another thread before it, and the waiting requests would hear the wrong cause.
+            // The timeout is decided first: a refresh cancelled first could end (as `cancelled`) on another thread
+            // before it, and the waiting requests would hear the wrong cause.
             self.finish(job.id, with: .failure(timeout))
             work.cancel()
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }
 
-    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them already),
-    /// resumes every waiting request, reports a session end.
+    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them already), resumes every waiting
+    /// request, reports a session end.
     func finish(_ id: Int, with result: Result<AuthTokens, any Error>, stored: Bool = false) {
         let taken = state.withLock { state in
             state.machine.finish(id, with: result).map {
@@ -60,9 +60,9 @@ extension AccessSafeRequestManager {
         if let persist = finished.persist, !stored {
             self.persist(persist.tokens, version: persist.version, to: store)
         }
-        // The session end is queued before any waiting request is resumed: on the callback queue
-        // the app hears it before the requests' failures, and whoever waits for every request and
-        // then drains the queue sees it (the other order lost it on a loaded machine).
+        // The session end is queued before any waiting request is resumed: on the callback queue the app hears it
+        // before the requests' failures, and whoever waits for every request and then drains the queue sees it (the
+        // other order lost it on a loaded machine).
         if let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
             options.isSessionExpired(cause)
         {
@@ -72,8 +72,8 @@ extension AccessSafeRequestManager {
         for waiter in finished.waiters { waiter.resume(with: outcome) }
     }
 
-    /// Reports a session end that is not a failed refresh — refreshing refused as excessive, or
-    /// the renewed token rejected again — once for the tokens of `version`.
+    /// Reports a session end that is not a failed refresh — refreshing refused as excessive, or the renewed token
+    /// rejected again — once for the tokens of `version`.
     func reportSessionEnd(_ error: BaseServerError, version: Int) {
         let taken = state.withLock { state -> ([@Sendable (BaseServerError) -> Void], DispatchQueue)? in
             if let last = state.lastEnding, last.code == error.code, last.version == version { return nil }
@@ -98,9 +98,9 @@ extension AccessSafeRequestManager {
     /// How many requests wait for the refresh in flight.
     var waitingCount: Int { state.withLock { $0.machine.waitingCount } }
 
-    /// Returns once at least `count` requests wait for a refresh (at once if they already do),
-    /// or when the calling Task is cancelled. A test hook (the fleet's child processes use it to
-    /// say that every request of theirs waits for the one refresh), not API.
+    /// Returns once at least `count` requests wait for a refresh (at once if they already do), or when the calling Task
+    /// is cancelled. A test hook (the fleet's child processes use it to say that every request of theirs waits for the
+    /// one refresh), not API.
     @_spi(Testing) public func waitUntilWaiting(_ count: Int) async {
         let id = state.withLock { $0.makeWaiterId() }
         await withTaskCancellationHandler {

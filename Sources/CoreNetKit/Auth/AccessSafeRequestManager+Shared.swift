@@ -9,10 +9,9 @@
 import Foundation
 
 extension AccessSafeRequestManager {
-    /// The refresh of `job` with a store other processes share: under the store's refresh lock,
-    /// refresh only when the stored tokens are still `job.tokens` (the rejected ones) and their
-    /// session did not end; otherwise take what another process stored. New tokens, or the end of
-    /// the session, are written before the lock is released.
+    /// The refresh of `job` with a store other processes share: under the store's refresh lock, refresh only when the
+    /// stored tokens are still `job.tokens` (the rejected ones) and their session did not end; otherwise take what
+    /// another process stored. New tokens, or the end of the session, are written before the lock is released.
     static func refresh(
         _ job: Job, sharedThrough store: any SharedTokenStore,
         isSessionExpired: @escaping @Sendable (any Error) -> Bool
@@ -34,8 +33,8 @@ extension AccessSafeRequestManager {
                 _ = try State<Waiter>.validated(new).get()
                 return (SharedTokens(tokens: new), .success(new))
             } catch {
-                // A refusal that ends the session is written down, so no process sends this
-                // refresh token again; a connection problem leaves the entry as it is.
+                // A refusal that ends the session is written down, so no process sends this refresh token again; a
+                // connection problem leaves the entry as it is.
                 let ended = !(error is CancellationError) && isSessionExpired(error)
                 return (ended ? SharedTokens(tokens: current, isSessionEnded: true) : nil, .failure(error))
             }
@@ -53,8 +52,8 @@ extension AccessSafeRequestManager {
 }
 
 extension BaseServerError {
-    /// Another process sharing the token store ended the session: its refresh of these tokens
-    /// was refused, or it signed out.
+    /// Another process sharing the token store ended the session: its refresh of these tokens was refused, or it signed
+    /// out.
     static func sessionEndedElsewhere(signedOut: Bool) -> BaseServerError {
         BaseServerError(
             code: .unauthorized,

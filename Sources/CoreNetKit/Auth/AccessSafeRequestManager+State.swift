@@ -9,10 +9,10 @@
 import Foundation
 
 extension AccessSafeRequestManager {
-    /// The token a request goes out with, and the state it was chosen in: ``version`` counts token
-    /// changes, ``epoch`` counts finished refreshes. A rejection compares them with the current
-    /// ones, so a request sent with an older token is replayed without a refresh, and one sent
-    /// before a refresh failed shares that failure instead of starting another refresh.
+    /// The token a request goes out with, and the state it was chosen in: ``version`` counts token changes, ``epoch``
+    /// counts finished refreshes. A rejection compares them with the current ones, so a request sent with an older
+    /// token is replayed without a refresh, and one sent before a refresh failed shares that failure instead of
+    /// starting another refresh.
     struct Ticket: Sendable, Equatable {
         var token: String?
         var version: Int
@@ -53,9 +53,9 @@ extension AccessSafeRequestManager {
         var timer: Task<Void, Never>?
     }
 
-    /// The manager's decisions as a plain value: tokens, the refresh in flight and its queue,
-    /// the refresh history. Every method is synchronous and does no I/O; the manager calls
-    /// them under its lock and acts on the result after unlocking.
+    /// The manager's decisions as a plain value: tokens, the refresh in flight and its queue, the refresh history.
+    /// Every method is synchronous and does no I/O; the manager calls them under its lock and acts on the result after
+    /// unlocking.
     struct State<Waiter> {
         enum Enqueued {
             case decided(Decision)
@@ -91,8 +91,8 @@ extension AccessSafeRequestManager {
         /// How many requests wait for the refresh in flight.
         var waitingCount: Int { running?.waiters.count ?? 0 }
 
-        /// What `purpose` leads to without waiting; `nil` when the request has to wait for a
-        /// refresh (one in flight, or one it would start).
+        /// What `purpose` leads to without waiting; `nil` when the request has to wait for a refresh (one in flight, or
+        /// one it would start).
         mutating func decide(_ purpose: Purpose, now: Date) -> Decision? {
             guard running == nil else { return nil }
             switch purpose {
@@ -110,8 +110,8 @@ extension AccessSafeRequestManager {
             }
         }
 
-        /// Like ``decide(_:now:)``, but when the request has to wait it is queued as `waiter`,
-        /// starting a refresh if none is in flight.
+        /// Like ``decide(_:now:)``, but when the request has to wait it is queued as `waiter`, starting a refresh if
+        /// none is in flight.
         mutating func enqueue(_ purpose: Purpose, now: Date, id: Int, waiter: Waiter) -> Enqueued {
             if running == nil {
                 if let decision = decide(purpose, now: now) { return .decided(decision) }

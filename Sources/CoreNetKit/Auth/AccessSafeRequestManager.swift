@@ -9,12 +9,11 @@
 import Dispatch
 import Foundation
 
-/// Authorizes requests with an access token and keeps it fresh: one refresh for any number of
-/// rejected requests, every waiting request replayed once with the new token, none lost.
+/// Authorizes requests with an access token and keeps it fresh: one refresh for any number of rejected requests, every
+/// waiting request replayed once with the new token, none lost.
 ///
-/// Configure the app's ``shared`` manager once at start-up and put it into the configuration;
-/// from then on every request whose ``ServerRequest/requiresAuthorization`` is `true` (the
-/// default) goes through it:
+/// Configure the app's ``shared`` manager once at start-up and put it into the configuration; from then on every
+/// request whose ``ServerRequest/requiresAuthorization`` is `true` (the default) goes through it:
 ///
 /// ```swift
 /// AccessSafeRequestManager.shared.configure(store: KeychainTokenStore(), refresher: APIRefresher())
@@ -23,25 +22,24 @@ import Foundation
 /// ```
 ///
 /// What it guarantees:
-/// - Every send carries the current access token in ``Options/header``; a request that starts
-///   while a refresh runs waits for it and goes out with the new token.
-/// - A rejection (``Options/trigger``, a `401` by default) starts a refresh unless one runs; every
-///   rejected request waits for that one refresh and is sent once more. A request rejected for a
-///   token older than the current one is replayed at once, without a refresh. A second
-///   rejection ends in ``BaseServerError/Code-swift.struct/unauthorized``.
-/// - When the refresh fails, every waiting request fails with
-///   ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying the cause, and the
-///   ``onSessionExpired(_:)`` handlers run once. A later request may refresh again.
-/// - At most ``Options/maxRefreshes`` refreshes run per ``Options/refreshWindow``; one more
-///   fails with ``BaseServerError/Code-swift.struct/excessiveRefresh``. A refresh that takes
-///   longer than ``Options/refreshTimeout`` fails.
-/// - Cancelling a waiting request takes it out of the queue and ends its context; the others
-///   are unaffected, and the refresh goes on.
-/// - When the expiry is known, a request about to go out within ``Options/refreshBeforeExpiry``
-///   of it refreshes first (still one refresh for all).
+/// - Every send carries the current access token in ``Options/header``; a request that starts while a refresh runs
+///   waits for it and goes out with the new token.
+/// - A rejection (``Options/trigger``, a `401` by default) starts a refresh unless one runs; every rejected request
+///   waits for that one refresh and is sent once more. A request rejected for a token older than the current one is
+///   replayed at once, without a refresh. A second rejection ends in
+///   ``BaseServerError/Code-swift.struct/unauthorized``.
+/// - When the refresh fails, every waiting request fails with ``BaseServerError/Code-swift.struct/tokenRefreshFailed``
+///   carrying the cause, and the ``onSessionExpired(_:)`` handlers run once. A later request may refresh again.
+/// - At most ``Options/maxRefreshes`` refreshes run per ``Options/refreshWindow``; one more fails with
+///   ``BaseServerError/Code-swift.struct/excessiveRefresh``. A refresh that takes longer than
+///   ``Options/refreshTimeout`` fails.
+/// - Cancelling a waiting request takes it out of the queue and ends its context; the others are unaffected, and the
+///   refresh goes on.
+/// - When the expiry is known, a request about to go out within ``Options/refreshBeforeExpiry`` of it refreshes first
+///   (still one refresh for all).
 ///
-/// Create more managers with ``init(store:refresher:options:)`` for several accounts, or in
-/// tests. Every method is thread-safe.
+/// Create more managers with ``init(store:refresher:options:)`` for several accounts, or in tests. Every method is
+/// thread-safe.
 public final class AccessSafeRequestManager: Sendable {
     /// The app's manager: no tokens and no refresher until ``configure(store:refresher:options:)``.
     public static let shared = AccessSafeRequestManager()
@@ -57,8 +55,8 @@ public final class AccessSafeRequestManager: Sendable {
         /// Test hook: continuations resumed once the queue holds at least `count` requests.
         var watchers: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiterId = 0
-        /// The last session end reported other than a failed refresh, so each is reported once:
-        /// its code and the token version it happened at.
+        /// The last session end reported other than a failed refresh, so each is reported once: its code and the token
+        /// version it happened at.
         var lastEnding: (code: BaseServerError.Code, version: Int)?
 
         mutating func makeWaiterId() -> Int {
@@ -92,10 +90,10 @@ public final class AccessSafeRequestManager: Sendable {
         state = Locked(Guarded(machine: machine, store: store))
     }
 
-    /// Sets the store, refresher and options, and reads the tokens from `store`. Call it once, at
-    /// start-up, before the first request; calling it again replaces all three for later
-    /// requests (a refresh in flight finishes with the old refresher, and its result is dropped
-    /// in favour of the new store's tokens). ``onSessionExpired(_:)`` handlers are kept.
+    /// Sets the store, refresher and options, and reads the tokens from `store`. Call it once, at start-up, before the
+    /// first request; calling it again replaces all three for later requests (a refresh in flight finishes with the old
+    /// refresher, and its result is dropped in favour of the new store's tokens). ``onSessionExpired(_:)`` handlers are
+    /// kept.
     public func configure(
         store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)?,
         options: Options = Options()
@@ -115,31 +113,31 @@ public final class AccessSafeRequestManager: Sendable {
     /// Whether a refresh is in flight.
     public var isRefreshing: Bool { state.withLock { $0.machine.running != nil } }
 
-    /// Replaces the tokens and saves them to the store: call it after signing in, and with
-    /// `nil` when signing out. Requests already waiting for a refresh go out with these tokens
-    /// when it ends; the refresh's own result is dropped.
+    /// Replaces the tokens and saves them to the store: call it after signing in, and with `nil` when signing out.
+    /// Requests already waiting for a refresh go out with these tokens when it ends; the refresh's own result is
+    /// dropped.
     public func setTokens(_ tokens: AuthTokens?) {
         let (version, store) = state.withLock { state in (state.machine.setTokens(tokens), state.store) }
         persist(tokens, version: version, to: store)
     }
 
-    /// Adds a handler for the end of the session: the one signal for every way the signed-in
-    /// session can end, so the app can log the user out.
+    /// Adds a handler for the end of the session: the one signal for every way the signed-in session can end, so the
+    /// app can log the user out.
     ///
     /// The handler receives the error the requests fail with; its code says why:
     /// - ``BaseServerError/Code-swift.struct/tokenRefreshFailed``: a refresh failed in a way
-    ///   ``Options/isSessionExpired`` accepts (by default, anything but a connection problem or a
-    ///   `5xx`); the refresher's error is the ``BaseServerError/underlyingError``. Once per failed
-    ///   refresh, however many requests waited for it.
+    ///   ``Options/isSessionExpired`` accepts (by default, anything but a connection problem or a `5xx`); the
+    ///   refresher's error is the ``BaseServerError/underlyingError``. Once per failed refresh, however many requests
+    ///   waited for it.
     /// - ``BaseServerError/Code-swift.struct/excessiveRefresh``: refreshing was refused because
-    ///   ``Options/maxRefreshes`` ran within ``Options/refreshWindow`` (the server keeps rejecting
-    ///   every new token). Once per set of tokens, however many requests are refused.
-    /// - ``BaseServerError/Code-swift.struct/unauthorized``: the server rejected the token it had
-    ///   just renewed. Once per set of tokens.
+    ///   ``Options/maxRefreshes`` ran within ``Options/refreshWindow`` (the server keeps rejecting every new token).
+    ///   Once per set of tokens, however many requests are refused.
+    /// - ``BaseServerError/Code-swift.struct/unauthorized``: the server rejected the token it had just renewed. Once
+    ///   per set of tokens.
     ///
     /// Log the user out there and clear what belongs to them, for example the response cache
-    /// (`CacheAdapter.removeAll()`). The handler runs on ``Options/callbackQueue``. A connection
-    /// problem never ends the session. Handlers stay registered for the manager's lifetime.
+    /// (`CacheAdapter.removeAll()`). The handler runs on ``Options/callbackQueue``. A connection problem never ends the
+    /// session. Handlers stay registered for the manager's lifetime.
     ///
     /// - Returns: this manager, to chain calls.
     @discardableResult
@@ -150,10 +148,9 @@ public final class AccessSafeRequestManager: Sendable {
 
     // MARK: The pipeline's entry
 
-    /// Sends `request` with the current token through `send` (the rest of the chain, for the
-    /// token stage), waiting while a refresh runs, and after a rejection refreshes once and
-    /// sends again. Returns the raw response, not validated. `onRefresh` hears the refresh this
-    /// call started or joined, on the calling Task.
+    /// Sends `request` with the current token through `send` (the rest of the chain, for the token stage), waiting
+    /// while a refresh runs, and after a rejection refreshes once and sends again. Returns the raw response, not
+    /// validated. `onRefresh` hears the refresh this call started or joined, on the calling Task.
     public func roundTrip(
         _ request: ServerRequest, onRefresh: (TokenRefreshEvent) -> Void = { _ in },
         send: (ServerRequest) async throws -> ServerResponse
@@ -186,8 +183,8 @@ public final class AccessSafeRequestManager: Sendable {
         }
     }
 
-    /// The ticket to send with for `purpose`: at once, or after waiting in the queue for a
-    /// refresh (which this request may start). Cancelling the Task leaves the queue at once.
+    /// The ticket to send with for `purpose`: at once, or after waiting in the queue for a refresh (which this request
+    /// may start). Cancelling the Task leaves the queue at once.
     private func acquire(_ purpose: Purpose, now: Date, response: ServerResponse?) async throws -> Ticket {
         do {
             return try await queueOrDecide(purpose, now: now, response: response)

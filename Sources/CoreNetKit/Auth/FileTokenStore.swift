@@ -8,14 +8,13 @@
 
 import Foundation
 
-/// A ``SharedTokenStore`` in a file, for processes on one host: an app and its extensions, or
-/// command-line tools and workers that share one account.
+/// A ``SharedTokenStore`` in a file, for processes on one host: an app and its extensions, or command-line tools and
+/// workers that share one account.
 ///
-/// The tokens are JSON in a file only its owner may read or write (`0600`), replaced atomically
-/// (written to a temporary file beside it, then renamed over it), so a reader never sees half a
-/// write. The refresh lock is an advisory `flock` on `<file>.lock` with a lease (see
-/// ``SharedTokenStore/lease``): the kernel releases it when its holder dies, and a holder that
-/// hangs past the lease is taken over. `<file>.lock-guard` is a second, briefly held lock.
+/// The tokens are JSON in a file only its owner may read or write (`0600`), replaced atomically (written to a temporary
+/// file beside it, then renamed over it), so a reader never sees half a write. The refresh lock is an advisory `flock`
+/// on `<file>.lock` with a lease (see ``SharedTokenStore/lease``): the kernel releases it when its holder dies, and a
+/// holder that hangs past the lease is taken over. `<file>.lock-guard` is a second, briefly held lock.
 ///
 /// ```swift
 /// let store = FileTokenStore(url: supportDirectory.appendingPathComponent("tokens.json"))
@@ -23,37 +22,35 @@ import Foundation
 /// ```
 ///
 /// On Apple platforms, put the file for an app and its extensions into the app group's container,
-/// `FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`, which every member
-/// of the group can reach and lock. Every object is thread-safe; any number of them (in any
-/// number of processes) may use the same file.
+/// `FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`, which every member of the group can
+/// reach and lock. Every object is thread-safe; any number of them (in any number of processes) may use the same file.
 public final class FileTokenStore: SharedTokenStore {
     /// The file that holds the tokens.
     public let url: URL
     public let lease: Duration
     private let lock: FileLeaseLock
 
-    /// Creates a store for the tokens in `url`; the file is created on the first write, and its
-    /// folder must exist.
+    /// Creates a store for the tokens in `url`; the file is created on the first write, and its folder must exist.
     ///
     /// - Parameters:
     ///   - url: a file URL.
-    ///   - lease: the longest one process may hold the refresh lock, 60 seconds by default; make
-    ///     it longer than a refresh takes.
+    ///   - lease: the longest one process may hold the refresh lock, 60 seconds by default; make it longer than a
+    ///     refresh takes.
     public init(url: URL, lease: Duration = .seconds(60)) {
         self.url = url
         self.lease = lease
         self.lock = FileLeaseLock(path: url.path + ".lock", guardPath: url.path + ".lock-guard", lease: lease)
     }
 
-    /// The stored tokens; `nil` when there are none, when the file cannot be read, or when the
-    /// session of the stored tokens ended (``SharedTokens/isSessionEnded``).
+    /// The stored tokens; `nil` when there are none, when the file cannot be read, or when the session of the stored
+    /// tokens ended (``SharedTokens/isSessionEnded``).
     public func load() -> AuthTokens? {
         guard let entry = try? entry(), !entry.isSessionEnded else { return nil }
         return entry.tokens
     }
 
-    /// Replaces the stored tokens (clearing ``SharedTokens/isSessionEnded``); `nil` signs out.
-    /// A write that fails is dropped: use ``write(_:)`` to see why.
+    /// Replaces the stored tokens (clearing ``SharedTokens/isSessionEnded``); `nil` signs out. A write that fails is
+    /// dropped: use ``write(_:)`` to see why.
     public func save(_ tokens: AuthTokens?) {
         try? write(SharedTokens(tokens: tokens))
     }

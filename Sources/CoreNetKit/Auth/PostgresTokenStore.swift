@@ -11,15 +11,15 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A ``SharedTokenStore`` in PostgreSQL, for a fleet of servers that call one upstream API with
-/// one account (the `Postgres` package trait; built on vapor/postgres-nio).
+/// A ``SharedTokenStore`` in PostgreSQL, for a fleet of servers that call one upstream API with one account (the
+/// `Postgres` package trait; built on vapor/postgres-nio).
 ///
-/// One row per account in ``table`` (created if missing): the tokens, whether their session
-/// ended, and a version counted up on every write. A refresh runs in a transaction that locks
-/// the account's row (`SELECT … FOR UPDATE`); the new tokens are committed before the lock is
-/// released. The lease is the transaction's `idle_in_transaction_session_timeout`: PostgreSQL
-/// ends the session of a holder that stays silent longer, which rolls back its transaction and
-/// releases the lock; a holder whose process dies releases it as soon as its connection closes.
+/// One row per account in ``table`` (created if missing): the tokens, whether their session ended, and a version
+/// counted up on every write. A refresh runs in a transaction that locks the account's row (`SELECT … FOR UPDATE`); the
+/// new tokens are committed before the lock is released. The lease is the transaction's
+/// `idle_in_transaction_session_timeout`: PostgreSQL ends the session of a holder that stays silent longer, which rolls
+/// back its transaction and releases the lock; a holder whose process dies releases it as soon as its connection
+/// closes.
 ///
 /// ```swift
 /// let store = try await PostgresTokenStore(
@@ -28,9 +28,9 @@ import PostgresNIO
 /// AccessSafeRequestManager.shared.configure(store: store, refresher: UpstreamRefresher())
 /// ```
 ///
-/// ``load()`` answers from what was read when the store was created or last written through it;
-/// ``save(_:)`` writes in the background, in order (``write(_:)`` waits and throws). Each refresh
-/// opens one connection of its own. The store logs nothing, and no error it throws carries a token.
+/// ``load()`` answers from what was read when the store was created or last written through it; ``save(_:)`` writes in
+/// the background, in order (``write(_:)`` waits and throws). Each refresh opens one connection of its own. The store
+/// logs nothing, and no error it throws carries a token.
 public final class PostgresTokenStore: SharedTokenStore {
     /// The account whose tokens this store keeps (the row's key).
     public let account: String
@@ -48,8 +48,8 @@ public final class PostgresTokenStore: SharedTokenStore {
     ///   - account: the name the tokens are kept under; one row per account.
     ///   - table: the table's name: lowercase letters, digits and `_`, starting with a letter.
     ///   - lease: the longest one process may hold the refresh lock, 60 seconds by default.
-    /// - Throws: ``BaseServerError`` `invalidRequest` for a bad table name, `cannotConnect` when
-    ///   the database cannot be reached, `transport` when a statement fails.
+    /// - Throws: ``BaseServerError`` `invalidRequest` for a bad table name, `cannotConnect` when the database cannot be
+    ///   reached, `transport` when a statement fails.
     public init(
         configuration: PostgresConnection.Configuration, account: String, table: String = "corenetkit_tokens",
         lease: Duration = .seconds(60)
@@ -80,8 +80,8 @@ public final class PostgresTokenStore: SharedTokenStore {
         cached.withLock { $0 = entry }
     }
 
-    /// The account's tokens as last read or written through this store; `nil` when there are
-    /// none or their session ended.
+    /// The account's tokens as last read or written through this store; `nil` when there are none or their session
+    /// ended.
     public func load() -> AuthTokens? {
         cached.withLock { $0.isSessionEnded ? nil : $0.tokens }
     }
@@ -131,8 +131,8 @@ public final class PostgresTokenStore: SharedTokenStore {
             let stored = try await self.read(on: connection, locking: true)
             let started = ContinuousClock.now
             let (write, result) = try await update(stored)
-            // The connection sent nothing while `update` ran, so the server has ended a session
-            // silent for the whole lease (or is about to): its lock is gone, and so is the write.
+            // The connection sent nothing while `update` ran, so the server has ended a session silent for the whole
+            // lease (or is about to): its lock is gone, and so is the write.
             let remaining = lease - (ContinuousClock.now - started)
             guard remaining > .zero else {
                 guard write == nil else { throw Self.leaseEnded(lease) }
@@ -153,8 +153,8 @@ extension PostgresTokenStore {
     /// A logger that drops everything: the store never logs (a statement's binds hold tokens).
     private static let silent = Logger(label: "CoreNetKit.PostgresTokenStore") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Runs `body` on a connection of its own, closed afterwards; cancelling the Task closes it
-    /// at once, which rolls back an open transaction and releases its lock.
+    /// Runs `body` on a connection of its own, closed afterwards; cancelling the Task closes it at once, which rolls
+    /// back an open transaction and releases its lock.
     private func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         let connection: PostgresConnection
         do {
@@ -218,8 +218,8 @@ extension PostgresTokenStore {
             """, on: connection)
     }
 
-    /// Runs `body`, closing `connection` when it has not finished within `limit` (a session the
-    /// server ended may leave a statement unanswered). The limit is read on `ContinuousClock`.
+    /// Runs `body`, closing `connection` when it has not finished within `limit` (a session the server ended may leave
+    /// a statement unanswered). The limit is read on `ContinuousClock`.
     private static func within(
         _ limit: Duration, closing connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {

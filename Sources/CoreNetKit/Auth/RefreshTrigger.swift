@@ -8,11 +8,11 @@
 
 import Foundation
 
-/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected":
-/// a `401` by default, or a `403`, or an error code in a `200` body, or any rule of your own.
+/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected": a `401` by default, or a
+/// `403`, or an error code in a `200` body, or any rule of your own.
 ///
-/// The manager checks every response of a request that requires authorization before it is
-/// validated; a match starts (or joins) a token refresh and the request is sent once more.
+/// The manager checks every response of a request that requires authorization before it is validated; a match starts
+/// (or joins) a token refresh and the request is sent once more.
 ///
 /// ```swift
 /// options.trigger = .status(401, 403)
@@ -37,8 +37,8 @@ public struct RefreshTrigger: Sendable {
         return RefreshTrigger { codes.contains($0.statusCode) }
     }
 
-    /// A JSON body whose value at the dot-separated `keyPath` is the number `code` (or the
-    /// same digits as a string), whatever the status.
+    /// A JSON body whose value at the dot-separated `keyPath` is the number `code` (or the same digits as a string),
+    /// whatever the status.
     ///
     /// - Parameters:
     ///   - code: the error code that means an expired or invalid token.
