@@ -6,17 +6,15 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Stores responses for the cache policies: a key-value store of ``CachedResponse`` by
-/// ``CacheKey``.
+/// Stores responses for the cache policies: a key-value store of ``CachedResponse`` by ``CacheKey``.
 ///
-/// Set one on ``NetworkConfiguration/cacheAdapter``; without one nothing is cached and the
-/// pipeline skips every cache step. CoreNetKit ships ``DiskCacheAdapter`` (its own memory and
-/// disk store, the same on every platform) and ``UrlCacheAdapter`` (over `URLCache`).
+/// Set one on ``NetworkConfiguration/cacheAdapter``; without one nothing is cached and the pipeline skips every cache
+/// step. CoreNetKit ships ``DiskCacheAdapter`` (its own memory and disk store, the same on every platform) and
+/// ``UrlCacheAdapter`` (over `URLCache`).
 ///
-/// The pipeline decides what is stored (HTTP's rules, see ``CachePolicy``); an adapter only
-/// keeps what it is given. Its methods never throw: a store that cannot read an entry (missing,
-/// unreadable, corrupt) answers `nil`, a miss, and a failed write is dropped — a cache failure
-/// never fails a request. Calls may come from any thread, concurrently.
+/// The pipeline decides what is stored (HTTP's rules, see ``CachePolicy``); an adapter only keeps what it is given. Its
+/// methods never throw: a store that cannot read an entry (missing, unreadable, corrupt) answers `nil`, a miss, and a
+/// failed write is dropped — a cache failure never fails a request. Calls may come from any thread, concurrently.
 ///
 /// ```swift
 /// let cache = DiskCacheAdapter(directory: cachesURL.appendingPathComponent("api"))
@@ -28,12 +26,11 @@ public protocol CacheAdapter: Sendable {
     /// The entry stored under `key`, or `nil` when there is none or it cannot be read.
     func load(_ key: CacheKey) async -> CachedResponse?
 
-    /// Stores `response` under `key`, replacing what was there. Returns once a following
-    /// ``load(_:)`` sees it.
+    /// Stores `response` under `key`, replacing what was there. Returns once a following ``load(_:)`` sees it.
     func save(_ response: CachedResponse, for key: CacheKey) async
 
-    /// Removes the entry stored under `key`, if any. Removing the key without a variant makes
-    /// every variant of that URL unreachable.
+    /// Removes the entry stored under `key`, if any. Removing the key without a variant makes every variant of that URL
+    /// unreachable.
     func remove(_ key: CacheKey) async
 
     /// Removes every entry, in memory and on disk: what an app calls on logout, for example from

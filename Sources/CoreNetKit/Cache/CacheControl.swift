@@ -8,9 +8,8 @@
 
 /// The directives of `Cache-Control` fields (RFC 9111 §5.2), names lower-cased.
 ///
-/// A directive given twice keeps its first value; a quoted value loses its quotes. A field-name
-/// list (`no-cache="Set-Cookie"`) counts as the bare directive, which is the safe reading for a
-/// client cache.
+/// A directive given twice keeps its first value; a quoted value loses its quotes. A field-name list
+/// (`no-cache="Set-Cookie"`) counts as the bare directive, which is the safe reading for a client cache.
 struct CacheControl: Sendable, Equatable {
     private var directives: [String: String?] = [:]
 
@@ -51,8 +50,8 @@ struct CacheControl: Sendable, Equatable {
         directives[name] != nil
     }
 
-    /// The directive `name` as delta-seconds; `0` when present with a value that is not one
-    /// (RFC 9111 §1.2.2: an invalid value means "stale"), `nil` when absent.
+    /// The directive `name` as delta-seconds; `0` when present with a value that is not one (RFC 9111 §1.2.2: an
+    /// invalid value means "stale"), `nil` when absent.
     func seconds(_ name: String) -> Int? {
         guard let entry = directives[name] else { return nil }
         guard let text = entry, let value = Int(text), value >= 0 else { return 0 }

@@ -8,11 +8,11 @@
 
 import Foundation
 
-/// The bytes of one ``DiskCacheAdapter`` file: a magic line, the length of a JSON header, the
-/// header (status, headers, URL, dates, body length), then the raw body.
+/// The bytes of one ``DiskCacheAdapter`` file: a magic line, the length of a JSON header, the header (status, headers,
+/// URL, dates, body length), then the raw body.
 ///
-/// Reading checks every part — magic, lengths, JSON — and answers `nil` for anything else, so a
-/// truncated, overwritten or foreign file is a miss, never a crash.
+/// Reading checks every part — magic, lengths, JSON — and answers `nil` for anything else, so a truncated, overwritten
+/// or foreign file is a miss, never a crash.
 enum CacheFileFormat {
     static let fileExtension = "cnkcache"
     private static let magic = Array("CNKCACHE1\n".utf8)

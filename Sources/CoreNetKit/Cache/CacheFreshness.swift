@@ -8,14 +8,14 @@
 
 import Foundation
 
-/// Freshness for responses that say nothing about it, computed from their `Last-Modified`
-/// (RFC 9111 §4.2.2): a fraction of the time since the resource last changed, capped.
+/// Freshness for responses that say nothing about it, computed from their `Last-Modified` (RFC 9111 §4.2.2): a fraction
+/// of the time since the resource last changed, capped.
 ///
-/// Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without
-/// `max-age` or `Expires` is stale at once and is only revalidated.
+/// Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without `max-age` or `Expires`
+/// is stale at once and is only revalidated.
 public struct HeuristicFreshness: Sendable, Hashable {
-    /// The part of the response's age at the time it was sent (`Date` minus `Last-Modified`)
-    /// that it stays fresh; 0.1 (10 %) is what browsers use.
+    /// The part of the response's age at the time it was sent (`Date` minus `Last-Modified`) that it stays fresh; 0.1
+    /// (10 %) is what browsers use.
     public var fraction: Double
     /// The longest freshness a heuristic may give.
     public var maximum: Duration
@@ -27,13 +27,12 @@ public struct HeuristicFreshness: Sendable, Hashable {
     }
 }
 
-/// How fresh one stored response is at one moment, as a private client cache reads it
-/// (RFC 9111 §4.2): its freshness lifetime from `max-age`, `Expires` and `Date` (or the
-/// heuristic, when turned on), its current age from `Age`, `Date` and the time it has been
-/// stored, and the windows its `stale-while-revalidate` and `stale-if-error` allow.
+/// How fresh one stored response is at one moment, as a private client cache reads it (RFC 9111 §4.2): its freshness
+/// lifetime from `max-age`, `Expires` and `Date` (or the heuristic, when turned on), its current age from `Age`, `Date`
+/// and the time it has been stored, and the windows its `stale-while-revalidate` and `stale-if-error` allow.
 ///
-/// The response time is ``CachedResponse/storedAt`` (when it was stored or last revalidated);
-/// the time the request took is not known afterwards and counts as zero.
+/// The response time is ``CachedResponse/storedAt`` (when it was stored or last revalidated); the time the request took
+/// is not known afterwards and counts as zero.
 struct CacheFreshness: Sendable, Equatable {
     /// How long the response is fresh, in seconds; 0 without an explicit or heuristic lifetime.
     let lifetime: Double
@@ -41,8 +40,8 @@ struct CacheFreshness: Sendable, Equatable {
     let age: Double
     /// `no-cache`: never used without a successful revalidation.
     let requiresRevalidation: Bool
-    /// `must-revalidate`: once stale, never used without a successful revalidation, not even
-    /// when the server cannot be reached.
+    /// `must-revalidate`: once stale, never used without a successful revalidation, not even when the server cannot be
+    /// reached.
     let mustRevalidate: Bool
     /// `stale-while-revalidate`, in seconds past the lifetime.
     let staleWhileRevalidate: Double?
@@ -95,8 +94,7 @@ struct CacheFreshness: Sendable, Equatable {
     }
 
     /// Whether the response may answer as an offline fallback the app asked for
-    /// (CachePolicy/serverIfFailReadFromCache): always, unless it is stale and says
-    /// `must-revalidate`.
+    /// (CachePolicy/serverIfFailReadFromCache): always, unless it is stale and says `must-revalidate`.
     var allowsFallback: Bool {
         !mustRevalidate || age < lifetime
     }

@@ -12,14 +12,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a ``CacheAdapter`` files an entry under: the method, the URL as sent (its query already
-/// in the encoder's stable, sorted order) and, for responses with `Vary`, a digest of the
-/// request headers `Vary` names.
+/// What a ``CacheAdapter`` files an entry under: the method, the URL as sent (its query already in the encoder's
+/// stable, sorted order) and, for responses with `Vary`, a digest of the request headers `Vary` names.
 ///
-/// The pipeline looks up the key without a variant first; when that entry's `Vary` names
-/// headers whose values differ in the current request, it looks up the key of that variant.
-/// ``rawValue`` holds no header values (only their SHA-256), so a `Vary: Authorization` never
-/// writes a token into a key.
+/// The pipeline looks up the key without a variant first; when that entry's `Vary` names headers whose values differ in
+/// the current request, it looks up the key of that variant. ``rawValue`` holds no header values (only their SHA-256),
+/// so a `Vary: Authorization` never writes a token into a key.
 ///
 /// ```swift
 /// await adapter.remove(CacheKey(method: .get, url: URL(string: "https://api.example.com/me")!))

@@ -9,18 +9,17 @@
 import Foundation
 
 extension BaseServerRequest {
-    /// Runs `serverRequest` under a CachePolicy that reads the cache, composing the pipeline's
-    /// runs as the policy asks; the chain and its cache stage see one policy per run.
+    /// Runs `serverRequest` under a CachePolicy that reads the cache, composing the pipeline's runs as the policy asks;
+    /// the chain and its cache stage see one policy per run.
     ///
-    /// - CachePolicy/firstCacheThenRefreshFromServer, with contexts to tell (`broadcast`): a
-    ///   run under `cacheOnly` first, whose model goes to `onCacheSuccess` (nothing when there is
-    ///   no entry or it cannot be read), then the run that asks the server. The first run stops
-    ///   at the cache stage, so a cached answer never waits for a token refresh.
-    /// - An entry the request cannot read (its mapping fails on it) is a miss: under
-    ///   CachePolicy/cacheIfFreshElseServer the request is sent again under `serverOnly`, and the
-    ///   server's answer replaces the entry; under the other policies the request fails with
-    ///   `cacheMiss`, the mapping's error as its underlying error. (An entry the validators
-    ///   reject, the cache stage already treats as a miss.)
+    /// - CachePolicy/firstCacheThenRefreshFromServer, with contexts to tell (`broadcast`): a run under `cacheOnly`
+    ///   first, whose model goes to `onCacheSuccess` (nothing when there is no entry or it cannot be read), then the
+    ///   run that asks the server. The first run stops at the cache stage, so a cached answer never waits for a token
+    ///   refresh.
+    /// - An entry the request cannot read (its mapping fails on it) is a miss: under CachePolicy/cacheIfFreshElseServer
+    ///   the request is sent again under `serverOnly`, and the server's answer replaces the entry; under the other
+    ///   policies the request fails with `cacheMiss`, the mapping's error as its underlying error. (An entry the
+    ///   validators reject, the cache stage already treats as a miss.)
     func answerReadingCache(
         _ serverRequest: ServerRequest, configuration: NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?
@@ -29,9 +28,9 @@ extension BaseServerRequest {
         if policy == .firstCacheThenRefreshFromServer, let broadcast {
             var cacheOnly = serverRequest
             cacheOnly.cachePolicy = .cacheOnly
-            // The monitors hear of one request: the run that asks the server reports the hit.
-            // Only a monitor that records exchanges hears this run, and only its exchange: the
-            // cached answer is one (a HAR entry marked as from the cache).
+            // The monitors hear of one request: the run that asks the server reports the hit. Only a monitor that
+            // records exchanges hears this run, and only its exchange: the cached answer is one (a HAR entry marked as
+            // from the cache).
             var quiet = configuration
             if !quiet.monitors.isEmpty {  // a copy of the settings only when needed
                 quiet.monitors = configuration.monitors.filter { $0.exchangeBodyLimit != nil }.map(ExchangesOnly.init)

@@ -9,23 +9,21 @@
 import Dispatch
 import Foundation
 
-/// CoreNetKit's own ``CacheAdapter``: a memory tier in front of one file per entry in a
-/// directory, each bounded by a capacity and trimmed least-recently-used first. The same code
-/// runs on Linux and Apple platforms; it is the adapter to use on Linux (see ``UrlCacheAdapter``
-/// for why).
+/// CoreNetKit's own ``CacheAdapter``: a memory tier in front of one file per entry in a directory, each bounded by a
+/// capacity and trimmed least-recently-used first. The same code runs on Linux and Apple platforms; it is the adapter
+/// to use on Linux (see ``UrlCacheAdapter`` for why).
 ///
 /// ```swift
 /// let cache = DiskCacheAdapter(directory: FileManager.default.temporaryDirectory.appendingPathComponent("api"))
 /// NetworkConfiguration.default.cacheAdapter = cache
 /// ```
 ///
-/// Each entry is a file named by the SHA-256 of its ``CacheKey``, written atomically (a crash
-/// mid-write leaves the old file or none). A file that cannot be read back — truncated,
-/// overwritten, from another program — is a miss and is deleted. A new adapter over the same
-/// directory (after a restart) finds every entry. Operations run one at a time on the adapter's
-/// own serial queue, never on the caller's thread, so concurrent calls see each other in order.
-/// Use one adapter per directory in a process; the size limit counts only what this adapter
-/// wrote and found at its first disk access.
+/// Each entry is a file named by the SHA-256 of its ``CacheKey``, written atomically (a crash mid-write leaves the old
+/// file or none). A file that cannot be read back — truncated, overwritten, from another program — is a miss and is
+/// deleted. A new adapter over the same directory (after a restart) finds every entry. Operations run one at a time on
+/// the adapter's own serial queue, never on the caller's thread, so concurrent calls see each other in order. Use one
+/// adapter per directory in a process; the size limit counts only what this adapter wrote and found at its first disk
+/// access.
 public final class DiskCacheAdapter: CacheAdapter {
     /// Where the entry files live.
     public let directory: URL
@@ -37,8 +35,7 @@ public final class DiskCacheAdapter: CacheAdapter {
     private let queue = DispatchQueue(label: "CoreNetKit.DiskCacheAdapter")
     private let state = Locked(DiskCacheState())
 
-    /// Creates an adapter over `directory` (created when needed), by default
-    /// `<caches directory>/CoreNetKit`.
+    /// Creates an adapter over `directory` (created when needed), by default `<caches directory>/CoreNetKit`.
     ///
     /// - Parameters:
     ///   - directory: where entries are stored; `nil` uses the user's caches directory.

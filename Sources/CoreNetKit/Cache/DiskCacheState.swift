@@ -6,9 +6,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The bookkeeping of a ``DiskCacheAdapter``: the memory tier and the sizes of the files on
-/// disk, each with a use counter for least-recently-used trimming. Plain state; the adapter
-/// keeps it in a `Locked` and does the file work itself.
+/// The bookkeeping of a ``DiskCacheAdapter``: the memory tier and the sizes of the files on disk, each with a use
+/// counter for least-recently-used trimming. Plain state; the adapter keeps it in a `Locked` and does the file work
+/// itself.
 struct DiskCacheState {
     private struct MemoryItem {
         var entry: CachedResponse
@@ -40,8 +40,8 @@ struct DiskCacheState {
         return memory[name]!.entry
     }
 
-    /// Keeps `entry` in memory, trimming the least recently used entries to `capacity`; an entry
-    /// larger than `capacity` is not kept.
+    /// Keeps `entry` in memory, trimming the least recently used entries to `capacity`; an entry larger than `capacity`
+    /// is not kept.
     mutating func remember(_ entry: CachedResponse, name: String, capacity: Int) {
         forget(name)
         let cost = entry.body.count + entry.headers.fields.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count }

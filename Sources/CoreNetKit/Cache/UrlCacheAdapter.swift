@@ -13,26 +13,25 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A ``CacheAdapter`` over Foundation's `URLCache` (memory and disk), for apps that already
-/// size and place a `URLCache`.
+/// A ``CacheAdapter`` over Foundation's `URLCache` (memory and disk), for apps that already size and place a
+/// `URLCache`.
 ///
 /// ```swift
 /// NetworkConfiguration.default.cacheAdapter = UrlCacheAdapter(memoryCapacity: 4 << 20, diskCapacity: 20 << 20,
 ///                                                             directory: cachesURL.appendingPathComponent("api"))
 /// ```
 ///
-/// `URLCache` files entries under a request; this adapter files each ``CacheKey`` under a
-/// request for `https://corenetkit.cache/<SHA-256 of the key>`, because FoundationNetworking's
-/// `URLCache` (Linux) keys only by host, port and path — it would give `/orders?skip=0` and
-/// `/orders?skip=20`, or `GET` and `HEAD`, one entry. The status, headers, body and
-/// CoreNetKit's bookkeeping (``CachedResponse/storedAt``, ``CachedResponse/variant``) travel in
-/// the `CachedURLResponse` and its `userInfo`; they survive a new `URLCache` over the same
-/// directory, and an unreadable file is a miss.
+/// `URLCache` files entries under a request; this adapter files each ``CacheKey`` under a request for
+/// `https://corenetkit.cache/<SHA-256 of the key>`, because FoundationNetworking's `URLCache` (Linux) keys only by
+/// host, port and path — it would give `/orders?skip=0` and `/orders?skip=20`, or `GET` and `HEAD`, one entry. The
+/// status, headers, body and CoreNetKit's bookkeeping (``CachedResponse/storedAt``, ``CachedResponse/variant``) travel
+/// in the `CachedURLResponse` and its `userInfo`; they survive a new `URLCache` over the same directory, and an
+/// unreadable file is a miss.
 ///
-/// On Linux, prefer ``DiskCacheAdapter``: FoundationNetworking's `URLCache` lists and inspects
-/// its whole directory on every disk lookup and every store, so both grow with the number of
-/// entries (measured with 1,000 entries of 2 KB: ~17 ms per miss, ~85 ms per store on average).
-/// Calls run one at a time on the adapter's serial queue, never on the caller's thread.
+/// On Linux, prefer ``DiskCacheAdapter``: FoundationNetworking's `URLCache` lists and inspects its whole directory on
+/// every disk lookup and every store, so both grow with the number of entries (measured with 1,000 entries of 2 KB: ~17
+/// ms per miss, ~85 ms per store on average). Calls run one at a time on the adapter's serial queue, never on the
+/// caller's thread.
 // safe: `urlCache` is thread-safe and used only on `queue`
 public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
     /// The cache entries are stored in.
@@ -59,8 +58,8 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
         self.init(urlCache: cache)
     }
 
-    /// Creates an adapter over `urlCache`. Give it a cache of its own: entries of other users of
-    /// the same `URLCache` are not CoreNetKit's, and ``removeAll()`` removes theirs too.
+    /// Creates an adapter over `urlCache`. Give it a cache of its own: entries of other users of the same `URLCache`
+    /// are not CoreNetKit's, and ``removeAll()`` removes theirs too.
     public init(urlCache: URLCache) {
         self.urlCache = urlCache
     }
@@ -127,8 +126,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             if let name = name as? String, let value = value as? String { fields.append((name, value)) }
         }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
-        // Without its date an entry's age is unknown: it counts as old (stale, so revalidated),
-        // never as just stored.
+        // Without its date an entry's age is unknown: it counts as old (stale, so revalidated), never as just stored.
         let storedAt =
             (cached.userInfo?[storedAtKey] as? Double).map(Date.init(timeIntervalSince1970:)) ?? .distantPast
         return CachedResponse(
