@@ -12,8 +12,8 @@ import HTTPTypes
 import OpenAPIRuntime
 
 extension CoreNetKitClientTransport {
-    /// A request body of known length up to this many bytes is sent from memory; a larger one,
-    /// or one of unknown length, from a scratch file.
+    /// A request body of known length up to this many bytes is sent from memory; a larger one, or one of unknown
+    /// length, from a scratch file.
     static let memoryBodyLimit = 1 << 20
 
     /// Where a request body that is not kept in memory goes.
@@ -22,12 +22,11 @@ extension CoreNetKitClientTransport {
         let directory: URL
     }
 
-    /// Sets `body` as `request`'s body: in memory when it is small and of known length, else
-    /// written chunk by chunk to a scratch file (owner-only, tracked by `scratch.files`).
+    /// Sets `body` as `request`'s body: in memory when it is small and of known length, else written chunk by chunk to
+    /// a scratch file (owner-only, tracked by `scratch.files`).
     ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` when the body cannot be read or is larger
-    ///   than `maximumBodySize`, `fileAccess` when the file cannot be written, `cancelled` when
-    ///   the Task is cancelled.
+    /// - Throws: ``BaseServerError`` `invalidRequest` when the body cannot be read or is larger than `maximumBodySize`,
+    ///   `fileAccess` when the file cannot be written, `cancelled` when the Task is cancelled.
     static func attach(
         _ body: HTTPBody, to request: inout ServerRequest, maximumBodySize: Int?, scratch: ScratchFile
     ) async throws {
@@ -84,8 +83,8 @@ extension CoreNetKitClientTransport {
 
 /// A streamed response body as the runtime reads it: the chunks of a ``ResponseBodyStream``.
 ///
-/// When the last copy of it and of its iterator is gone — the client dropped the body, read
-/// or not — a request still running is cancelled.
+/// When the last copy of it and of its iterator is gone — the client dropped the body, read or not — a request still
+/// running is cancelled.
 struct StreamedResponseBody: AsyncSequence, Sendable {
     typealias Element = HTTPBody.ByteChunk
 
