@@ -41,21 +41,17 @@ extension AccessSafeRequestManager {
         /// When the tokens' ``AuthTokens/expiresAt`` is known, a request that would go out this close to it (30 seconds
         /// by default) or later refreshes first.
         public var refreshBeforeExpiry: Duration
-        /// Whether a refresh failure means the session is over, so the
-        /// ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run. Receives the refresher's error. By default
-        /// every failure does except a connection problem (offline, cannot connect, connection lost, timeout,
-        /// cancelled) and a `5xx`: those leave the user signed in, and a later request refreshes again.
+        /// Whether the refresher's error ends the session (running ``AccessSafeRequestManager/onSessionExpired(_:)``).
+        /// By default all do but ``isConnectionProblemOrServerFault(_:)``: those keep the user signed in.
         public var isSessionExpired: @Sendable (any Error) -> Bool
         /// The queue ``AccessSafeRequestManager/onSessionExpired(_:)`` handlers run on, `.main` by default.
         public var callbackQueue: DispatchQueue
-        /// The manager's one clock: it waits on it (``refreshTimeout``) and reads the time from its
-        /// ``NetworkClock/currentDate`` (``refreshBeforeExpiry``, ``refreshWindow``); ``SystemClock`` by default. Give
-        /// it the clock of the configurations the manager serves (``NetworkConfiguration/clock``), so one clock drives
-        /// them all; tests inject a ``ManualClock`` in both.
+        /// The clock for ``refreshTimeout`` and, by its ``NetworkClock/currentDate``, ``refreshBeforeExpiry`` and
+        /// ``refreshWindow``; ``SystemClock`` by default. Use the served configurations' ``NetworkConfiguration/clock``
+        /// so one clock drives all (tests inject a ``ManualClock`` in both).
         public var clock: any NetworkClock
-        /// The current time: ``clock``'s date. Setting it replaces ``clock`` with one that keeps the old clock's waits
-        /// and reads its date from the closure, so the manager still has one clock; setting ``clock`` afterwards
-        /// replaces both.
+        /// The current time: ``clock``'s date. Setting it wraps ``clock`` to read its date from the closure (waits
+        /// unchanged); setting ``clock`` afterwards replaces both.
         @available(*, deprecated, message: "set clock: the manager reads the time from it")
         public var now: @Sendable () -> Date {
             get { { [clock] in clock.currentDate } }
@@ -113,8 +109,8 @@ extension AccessSafeRequestManager {
                 callbackQueue: callbackQueue, clock: dated(clock, date: now))
         }
 
-        /// Whether `error` is a connection problem or a `5xx` of the refresh endpoint rather than a refusal of the
-        /// refresh token; the default ``isSessionExpired`` is its negation.
+        /// Whether `error` is a connection problem (offline, cannot connect, connection lost, timeout, cancelled) or a
+        /// `5xx` of the refresh endpoint rather than a refusal of the refresh token.
         public static func isConnectionProblemOrServerFault(_ error: any Error) -> Bool {
             guard error is BaseServerError || error is URLError || error is CancellationError else { return false }
             let mapped = TransportErrorMapper.map(error)
@@ -129,8 +125,7 @@ extension AccessSafeRequestManager {
     }
 }
 
-/// A clock that waits as `base` does and reads its date from a closure: what the deprecated
-/// ``AccessSafeRequestManager/Options/now`` makes of the manager's clock.
+/// A clock that waits as `base` does and reads its date from a closure, for the deprecated `Options.now`.
 private struct DatedClock<Base: NetworkClock>: NetworkClock {
     let base: Base
     let date: @Sendable () -> Date
@@ -144,7 +139,6 @@ private struct DatedClock<Base: NetworkClock>: NetworkClock {
     }
 }
 
-/// `clock` (whatever its type) with its date read from `date`.
 private func dated(_ clock: any NetworkClock, date: @escaping @Sendable () -> Date) -> any NetworkClock {
     func wrap<C: NetworkClock>(_ clock: C) -> any NetworkClock { DatedClock(base: clock, date: date) }
     return wrap(clock)

@@ -10,13 +10,12 @@ import Dispatch
 import Foundation
 
 extension AccessSafeRequestManager {
-    /// The manager whose refresh the current Task runs, if any. Tasks the refresher starts (a `perform()` of the
-    /// refresh request) inherit it, so their requests skip that manager.
+    /// The manager whose refresh this Task runs; the refresher's Tasks inherit it, so its requests skip that manager.
     @TaskLocal static var refreshing: ObjectIdentifier?
 
-    /// Runs `job` in a Task of its own, with a timeout; its end resumes the queue. With a ``SharedTokenStore`` the
-    /// refresh runs under the store's refresh lock, and the timeout grows by the store's lease (the longest another
-    /// process may keep the lock).
+    /// Runs `job` in its own Task with a timeout; its end resumes the queue. With a ``SharedTokenStore`` it runs under
+    /// the store's refresh lock, and the timeout grows by the store's lease (another process may hold the lock so
+    /// long).
     func run(_ job: Job) {
         let manager = ObjectIdentifier(self)
         let (store, isSessionExpired) = state.withLock { ($0.store, $0.machine.options.isSessionExpired) }
@@ -39,16 +38,15 @@ extension AccessSafeRequestManager {
             do { try await job.clock.pause(for: limit) } catch { return }  // cancelled: the refresh ended first
             let timeout = BaseServerError(
                 code: .timeout, message: "the token refresh did not finish within \(limit)")
-            // The timeout is decided first: a refresh cancelled first could end (as `cancelled`) on another thread
-            // before it, and the waiting requests would hear the wrong cause.
+            // Decide the timeout before cancelling, or the refresh may end first as `cancelled`: the wrong cause.
             self.finish(job.id, with: .failure(timeout))
             work.cancel()
         }
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }
 
-    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them already), resumes every waiting
-    /// request, reports a session end.
+    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them), resumes waiters, reports a
+    /// session end.
     func finish(_ id: Int, with result: Result<AuthTokens, any Error>, stored: Bool = false) {
         let taken = state.withLock { state in
             state.machine.finish(id, with: result).map {
@@ -60,9 +58,8 @@ extension AccessSafeRequestManager {
         if let persist = finished.persist, !stored {
             self.persist(persist.tokens, version: persist.version, to: store)
         }
-        // The session end is queued before any waiting request is resumed: on the callback queue the app hears it
-        // before the requests' failures, and whoever waits for every request and then drains the queue sees it (the
-        // other order lost it on a loaded machine).
+        // Queue the session end before resuming waiters, so the app hears it before their failures, and whoever awaits
+        // every request and then drains the callback queue sees it.
         if let cause = finished.cause, case .failure(let error) = finished.result, !handlers.isEmpty,
             options.isSessionExpired(cause)
         {
@@ -95,12 +92,10 @@ extension AccessSafeRequestManager {
 
     // MARK: Test hooks
 
-    /// How many requests wait for the refresh in flight.
     var waitingCount: Int { state.withLock { $0.machine.waitingCount } }
 
-    /// Returns once at least `count` requests wait for a refresh (at once if they already do), or when the calling Task
-    /// is cancelled. A test hook (the fleet's child processes use it to say that every request of theirs waits for the
-    /// one refresh), not API.
+    /// Returns once at least `count` requests wait for a refresh, or the calling Task is cancelled. A test hook (the
+    /// fleet's child processes use it), not API.
     @_spi(Testing) public func waitUntilWaiting(_ count: Int) async {
         let id = state.withLock { $0.makeWaiterId() }
         await withTaskCancellationHandler {

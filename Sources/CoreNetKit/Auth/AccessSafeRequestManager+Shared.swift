@@ -52,8 +52,7 @@ extension AccessSafeRequestManager {
 }
 
 extension BaseServerError {
-    /// Another process sharing the token store ended the session: its refresh of these tokens was refused, or it signed
-    /// out.
+    /// Another process sharing the token store ended the session: its refresh was refused, or it signed out.
     static func sessionEndedElsewhere(signedOut: Bool) -> BaseServerError {
         BaseServerError(
             code: .unauthorized,

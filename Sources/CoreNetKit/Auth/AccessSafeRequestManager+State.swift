@@ -9,10 +9,8 @@
 import Foundation
 
 extension AccessSafeRequestManager {
-    /// The token a request goes out with, and the state it was chosen in: ``version`` counts token changes, ``epoch``
-    /// counts finished refreshes. A rejection compares them with the current ones, so a request sent with an older
-    /// token is replayed without a refresh, and one sent before a refresh failed shares that failure instead of
-    /// starting another refresh.
+    /// The token a request goes out with; ``version`` counts token changes, ``epoch`` finished refreshes. On rejection,
+    /// an older version replays without a refresh; an older epoch shares a failed refresh's error instead of retrying.
     struct Ticket: Sendable, Equatable {
         var token: String?
         var version: Int
@@ -21,9 +19,7 @@ extension AccessSafeRequestManager {
 
     /// Why a request asks for a token.
     enum Purpose: Sendable {
-        /// It is about to be sent for the first time.
         case send
-        /// The server rejected the token of `ticket`.
         case rejected(Ticket)
     }
 
@@ -34,7 +30,6 @@ extension AccessSafeRequestManager {
         case unauthorized(String)
     }
 
-    /// A refresh to run: which one, from which tokens, with what.
     struct Job: Sendable {
         let id: Int
         let tokens: AuthTokens
@@ -53,9 +48,8 @@ extension AccessSafeRequestManager {
         var timer: Task<Void, Never>?
     }
 
-    /// The manager's decisions as a plain value: tokens, the refresh in flight and its queue, the refresh history.
-    /// Every method is synchronous and does no I/O; the manager calls them under its lock and acts on the result after
-    /// unlocking.
+    /// The manager's decisions as a plain value. Methods are synchronous and do no I/O: the manager calls them under
+    /// its lock and acts on the result after unlocking.
     struct State<Waiter> {
         enum Enqueued {
             case decided(Decision)
@@ -86,13 +80,10 @@ extension AccessSafeRequestManager {
             self.options = options
         }
 
-        /// The token a request would go out with now.
         var ticket: Ticket { Ticket(token: tokens?.accessToken, version: version, epoch: epoch) }
-        /// How many requests wait for the refresh in flight.
         var waitingCount: Int { running?.waiters.count ?? 0 }
 
-        /// What `purpose` leads to without waiting; `nil` when the request has to wait for a refresh (one in flight, or
-        /// one it would start).
+        /// What `purpose` leads to without waiting; `nil` when it must wait for a refresh (running, or to start).
         mutating func decide(_ purpose: Purpose, now: Date) -> Decision? {
             guard running == nil else { return nil }
             switch purpose {
@@ -110,8 +101,8 @@ extension AccessSafeRequestManager {
             }
         }
 
-        /// Like ``decide(_:now:)``, but when the request has to wait it is queued as `waiter`, starting a refresh if
-        /// none is in flight.
+        /// Like ``decide(_:now:)``, but a request that must wait is queued as `waiter`, starting a refresh if none
+        /// runs.
         mutating func enqueue(_ purpose: Purpose, now: Date, id: Int, waiter: Waiter) -> Enqueued {
             if running == nil {
                 if let decision = decide(purpose, now: now) { return .decided(decision) }
@@ -128,7 +119,6 @@ extension AccessSafeRequestManager {
             return .waiting
         }
 
-        /// Takes the waiter `id` out of the queue (it was cancelled).
         mutating func removeWaiter(_ id: Int) -> Waiter? {
             running?.waiters.removeValue(forKey: id)
         }

@@ -25,29 +25,21 @@ import Foundation
 /// - Every send carries the current access token in ``Options/header``; a request that starts while a refresh runs
 ///   waits for it and goes out with the new token.
 /// - A rejection (``Options/trigger``, a `401` by default) starts a refresh unless one runs; every rejected request
-///   waits for that one refresh and is sent once more. A request rejected for a token older than the current one is
-///   replayed at once, without a refresh. A second rejection ends in
-///   ``BaseServerError/Code-swift.struct/unauthorized``.
-/// - When the refresh fails, every waiting request fails with ``BaseServerError/Code-swift.struct/tokenRefreshFailed``
-///   carrying the cause, and the ``onSessionExpired(_:)`` handlers run once. A later request may refresh again.
-/// - At most ``Options/maxRefreshes`` refreshes run per ``Options/refreshWindow``; one more fails with
-///   ``BaseServerError/Code-swift.struct/excessiveRefresh``. A refresh that takes longer than
-///   ``Options/refreshTimeout`` fails.
-/// - Cancelling a waiting request takes it out of the queue and ends its context; the others are unaffected, and the
-///   refresh goes on.
-/// - When the expiry is known, a request about to go out within ``Options/refreshBeforeExpiry`` of it refreshes first
-///   (still one refresh for all).
+///   waits for that one refresh and is sent once more (at once, without a refresh, if its token was already replaced).
+///   A second rejection ends in ``BaseServerError/Code-swift.struct/unauthorized``.
+/// - A failed refresh fails every waiting request with ``BaseServerError/Code-swift.struct/tokenRefreshFailed``
+///   (carrying the cause) and runs ``onSessionExpired(_:)`` once; a later request may refresh again.
+/// - Refreshes are limited (``Options/maxRefreshes``) and timed out (``Options/refreshTimeout``).
+/// - Cancelling a waiting request removes it from the queue and ends its context; the others and the refresh go on.
+/// - A request within ``Options/refreshBeforeExpiry`` of a known expiry refreshes first (still one refresh for all).
 ///
-/// Create more managers with ``init(store:refresher:options:)`` for several accounts, or in tests. Every method is
-/// thread-safe.
+/// Create more managers with ``init(store:refresher:options:)`` for several accounts, or in tests. Thread-safe.
 public final class AccessSafeRequestManager: Sendable {
     /// The app's manager: no tokens and no refresher until ``configure(store:refresher:options:)``.
     public static let shared = AccessSafeRequestManager()
 
-    /// A request waiting in the queue for a refresh.
     typealias Waiter = CheckedContinuation<Ticket, any Error>
 
-    /// Everything the manager changes, under one lock.
     struct Guarded {
         var machine: State<Waiter>
         var store: any TokenStore
@@ -55,8 +47,7 @@ public final class AccessSafeRequestManager: Sendable {
         /// Test hook: continuations resumed once the queue holds at least `count` requests.
         var watchers: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiterId = 0
-        /// The last session end reported other than a failed refresh, so each is reported once: its code and the token
-        /// version it happened at.
+        /// The last non-refresh session end reported, and its token version, so each is reported once.
         var lastEnding: (code: BaseServerError.Code, version: Int)?
 
         mutating func makeWaiterId() -> Int {
@@ -75,13 +66,8 @@ public final class AccessSafeRequestManager: Sendable {
     /// The version last written to the store; a lock of its own that only orders writes.
     let written = Locked(Int.min)
 
-    /// Creates a manager that reads its tokens from `store` now.
-    ///
-    /// - Parameters:
-    ///   - store: where the tokens are kept; an empty in-memory store by default.
-    ///   - refresher: renews the tokens; without one, a rejection ends in
-    ///     ``BaseServerError/Code-swift.struct/unauthorized``.
-    ///   - options: how rejections are recognised and refreshes limited.
+    /// Creates a manager that reads its tokens from `store` (empty in memory by default) now. Without a `refresher`, a
+    /// rejection ends in ``BaseServerError/Code-swift.struct/unauthorized``.
     public init(
         store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)? = nil,
         options: Options = Options()
@@ -90,10 +76,9 @@ public final class AccessSafeRequestManager: Sendable {
         state = Locked(Guarded(machine: machine, store: store))
     }
 
-    /// Sets the store, refresher and options, and reads the tokens from `store`. Call it once, at start-up, before the
-    /// first request; calling it again replaces all three for later requests (a refresh in flight finishes with the old
-    /// refresher, and its result is dropped in favour of the new store's tokens). ``onSessionExpired(_:)`` handlers are
-    /// kept.
+    /// Sets the store, refresher and options, and reads the tokens from `store`; call it once at start-up. Calling it
+    /// again replaces all three for later requests (a refresh in flight finishes, its result dropped for the new
+    /// store's tokens); ``onSessionExpired(_:)`` handlers are kept.
     public func configure(
         store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)?,
         options: Options = Options()
@@ -113,33 +98,25 @@ public final class AccessSafeRequestManager: Sendable {
     /// Whether a refresh is in flight.
     public var isRefreshing: Bool { state.withLock { $0.machine.running != nil } }
 
-    /// Replaces the tokens and saves them to the store: call it after signing in, and with `nil` when signing out.
-    /// Requests already waiting for a refresh go out with these tokens when it ends; the refresh's own result is
-    /// dropped.
+    /// Replaces and saves the tokens: after signing in, or `nil` when signing out. Requests waiting for a refresh go
+    /// out with these when it ends; the refresh's own result is dropped.
     public func setTokens(_ tokens: AuthTokens?) {
         let (version, store) = state.withLock { state in (state.machine.setTokens(tokens), state.store) }
         persist(tokens, version: version, to: store)
     }
 
-    /// Adds a handler for the end of the session: the one signal for every way the signed-in session can end, so the
-    /// app can log the user out.
+    /// Adds a handler for the end of the session, whatever ends it, so the app can log the user out and clear what is
+    /// theirs (e.g. `CacheAdapter.removeAll()`). Runs on ``Options/callbackQueue``; handlers stay for the manager's
+    /// lifetime; a connection problem never ends the session. Returns this manager, to chain calls.
     ///
     /// The handler receives the error the requests fail with; its code says why:
     /// - ``BaseServerError/Code-swift.struct/tokenRefreshFailed``: a refresh failed in a way
-    ///   ``Options/isSessionExpired`` accepts (by default, anything but a connection problem or a `5xx`); the
-    ///   refresher's error is the ``BaseServerError/underlyingError``. Once per failed refresh, however many requests
-    ///   waited for it.
-    /// - ``BaseServerError/Code-swift.struct/excessiveRefresh``: refreshing was refused because
-    ///   ``Options/maxRefreshes`` ran within ``Options/refreshWindow`` (the server keeps rejecting every new token).
-    ///   Once per set of tokens, however many requests are refused.
+    ///   ``Options/isSessionExpired`` accepts; the refresher's error is the ``BaseServerError/underlyingError``. Once
+    ///   per failed refresh, however many requests waited.
+    /// - ``BaseServerError/Code-swift.struct/excessiveRefresh``: ``Options/maxRefreshes`` ran within
+    ///   ``Options/refreshWindow`` (the server keeps rejecting new tokens). Once per set of tokens.
     /// - ``BaseServerError/Code-swift.struct/unauthorized``: the server rejected the token it had just renewed. Once
     ///   per set of tokens.
-    ///
-    /// Log the user out there and clear what belongs to them, for example the response cache
-    /// (`CacheAdapter.removeAll()`). The handler runs on ``Options/callbackQueue``. A connection problem never ends the
-    /// session. Handlers stay registered for the manager's lifetime.
-    ///
-    /// - Returns: this manager, to chain calls.
     @discardableResult
     public func onSessionExpired(_ handler: @escaping @Sendable (BaseServerError) -> Void) -> Self {
         state.withLock { $0.expiredHandlers.append(handler) }

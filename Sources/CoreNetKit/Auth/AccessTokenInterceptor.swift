@@ -5,15 +5,12 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-/// The stage of the configuration's AccessSafeRequestManager: it adds the access token to every request that
-/// ServerRequest/requiresAuthorization, waits while a refresh runs, and after a rejection refreshes once and sends the
-/// request through the rest of the chain again.
+/// The stage of NetworkConfiguration/accessManager (setting that adds, replaces or removes it): it sends each request
+/// that ServerRequest/requiresAuthorization through the AccessSafeRequestManager; others pass through.
 ///
-/// It runs after the cache stage, so an answer from the cache never waits for a token or a refresh. A request that
-/// needs no authorization passes through. It is the stage of NetworkConfiguration/accessManager: setting that adds,
-/// replaces or removes it.
+/// It runs after the cache stage, so an answer from the cache never waits for a token or a refresh.
 public struct AccessTokenInterceptor: Interceptor, BuiltInStage {
-    /// The manager that holds the token and runs the refreshes.
+    /// The manager that holds the token and runs refreshes.
     public let manager: AccessSafeRequestManager
 
     /// Creates the stage of `manager`.

@@ -10,17 +10,15 @@ import Foundation
 
 /// Puts an access token into a request's header: `Authorization: Bearer <token>` by default.
 ///
-/// The ``AccessSafeRequestManager`` applies one on every send of a request, so a replay after a refresh carries the new
-/// token; it runs after the configuration's preparators (the token stage, ``AccessTokenInterceptor``, comes after
-/// ``PreparatorInterceptor`` and ``CacheInterceptor``), and the header it sets replaces one the request or a preparator
-/// set. Use it on its own for a token that never needs refreshing:
+/// The ``AccessSafeRequestManager`` applies one on every send, so a replay after a refresh carries the new token; its
+/// stage (``AccessTokenInterceptor``) comes after ``PreparatorInterceptor`` and ``CacheInterceptor``, so its header
+/// replaces one the request or a preparator set. Use it alone for a token that never needs refreshing:
 ///
 /// ```swift
 /// configuration.preparators.append(AccessTokenPreparator(header: "X-Api-Key", scheme: nil) { apiKey })
 /// ```
 ///
-/// A custom header name is redacted in logs only when the logger knows it as a secret: names ending in `token` or `key`
-/// are.
+/// A custom header is redacted in logs only when the logger knows it as a secret (names ending in `token` or `key`).
 public struct AccessTokenPreparator: RequestPreparator {
     /// The header that carries the token, `Authorization` by default.
     public var header: String
@@ -42,11 +40,9 @@ public struct AccessTokenPreparator: RequestPreparator {
         try authorize(request, with: try await token())
     }
 
-    /// `request` with `token` in ``header``, replacing any value there (whatever its case); with `nil`, without the
-    /// header.
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` when the token is empty or holds characters a header cannot carry
-    ///   (line breaks, control characters); the message never shows it.
+    /// `request` with `token` in ``header``, replacing any value there (whatever its case); with `nil`, without it.
+    /// Throws ``BaseServerError`` `invalidRequest` (never showing the token) when it is empty or holds characters a
+    /// header cannot carry.
     public func authorize(_ request: ServerRequest, with token: String?) throws -> ServerRequest {
         var request = request
         for name in request.headers.keys where name.caseInsensitiveCompare(header) == .orderedSame {
@@ -61,8 +57,7 @@ public struct AccessTokenPreparator: RequestPreparator {
         return request
     }
 
-    /// Whether `token` is non-empty visible ASCII (RFC 7230 field-value characters, no spaces at its ends), so it can
-    /// go into a header unchanged.
+    /// Whether `token` is non-empty visible ASCII with no spaces at its ends (RFC 7230 field-value), safe in a header.
     static func isValidToken(_ token: String) -> Bool {
         guard !token.isEmpty else { return false }
         let bytes = token.utf8

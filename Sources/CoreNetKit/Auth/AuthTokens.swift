@@ -8,11 +8,9 @@
 
 import Foundation
 
-/// The credentials of one signed-in account: an access token, the refresh token that renews it, and when the access
-/// token expires, if the server said.
+/// The credentials of one signed-in account: access token, refresh token, and the expiry if the server said.
 ///
-/// Printing, `dump` and string interpolation show `<redacted>` instead of the tokens, so they never reach a log by
-/// accident. `Codable`, so a ``TokenStore`` can keep it in the keychain.
+/// Printing, `dump` and interpolation show `<redacted>` for the tokens, so they never reach a log by accident.
 ///
 /// ```swift
 /// let tokens = AuthTokens(accessToken: response.accessToken, refreshToken: response.refreshToken,
@@ -24,8 +22,7 @@ public struct AuthTokens: Sendable, Hashable, Codable {
     /// The token the ``TokenRefresher`` exchanges for new tokens; `nil` when the account cannot refresh (a rejection
     /// then ends in ``BaseServerError/Code-swift.struct/unauthorized``).
     public var refreshToken: String?
-    /// When ``accessToken`` expires; `nil` when unknown. When known, the ``AccessSafeRequestManager`` refreshes shortly
-    /// before it instead of waiting for a rejection.
+    /// When ``accessToken`` expires, if known; the ``AccessSafeRequestManager`` then refreshes shortly before it.
     public var expiresAt: Date?
 
     /// Creates tokens.
@@ -35,15 +32,8 @@ public struct AuthTokens: Sendable, Hashable, Codable {
         self.expiresAt = expiresAt
     }
 
-    /// Creates tokens whose access token expires `expiresIn` seconds after `now` (the `expires_in` of OAuth 2
-    /// responses).
-    ///
-    /// - Parameters:
-    ///   - accessToken: the token sent with requests.
-    ///   - refreshToken: the token that renews it, if any.
-    ///   - expiresIn: the lifetime of the access token in seconds; `nil` when unknown.
-    ///   - now: the current time; pass the manager's ``AccessSafeRequestManager/Options/now`` when it is not the system
-    ///     clock.
+    /// Creates tokens whose access token expires `expiresIn` seconds (OAuth 2 `expires_in`; `nil` when unknown) after
+    /// `now`. Pass the manager's clock's date as `now` when it is not the system clock.
     public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date = Date()) {
         self.init(
             accessToken: accessToken, refreshToken: refreshToken,

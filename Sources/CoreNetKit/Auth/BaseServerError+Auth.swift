@@ -23,7 +23,7 @@ extension BaseServerError {
             message: "\(limit) token refreshes already ran within \(window); refusing another")
     }
 
-    /// The server rejected the access token and the manager cannot fix it, because of `reason`.
+    /// The server rejected the access token and the manager cannot fix it (`reason` says why).
     static func unauthorized(_ response: ServerResponse?, reason: String) -> BaseServerError {
         BaseServerError(code: .unauthorized, statusCode: response?.statusCode, body: response?.data, message: reason)
     }

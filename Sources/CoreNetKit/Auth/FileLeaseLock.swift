@@ -9,14 +9,12 @@
 import Dispatch
 import Foundation
 
-/// The refresh lock of a ``FileTokenStore``: an advisory `flock` on a lock file that holds the holder's lease end, for
-/// processes on one host.
+/// The refresh lock of a ``FileTokenStore``: an advisory `flock` on a lock file holding the holder's lease end.
 ///
-/// The kernel releases the lock when its holder dies, so the next process takes it at once. A holder that hangs past
-/// its lease is broken out: the lock file is unlinked (under a short guard lock) and a new one takes its place; the old
-/// holder's write is refused because its file is no longer the current one. A waiter blocks in `flock` on a thread of
-/// its own (no polling); its wait ends when the lock is free, the holder's lease ends, or the waiting Task is
-/// cancelled.
+/// The kernel releases it when its holder dies. A holder that hangs past its lease is broken out: the lock file is
+/// unlinked (under a short guard lock) and replaced, and the old holder's write is refused as its file is no longer
+/// current. A waiter blocks in `flock` on its own thread (no polling) until the lock is free, the lease ends, or its
+/// Task is cancelled.
 struct FileLeaseLock: Sendable {
     let path: String
     let guardPath: String
@@ -46,8 +44,7 @@ struct FileLeaseLock: Sendable {
         }
     }
 
-    /// Runs `body` only while `fd` is still the current lock (no waiter broke it after its lease), holding the guard
-    /// lock so no waiter breaks it meanwhile.
+    /// Runs `body` only if `fd` is still the current lock, holding the guard lock so no waiter breaks it meanwhile.
     func whileCurrent<T>(_ fd: Int32, _ body: () throws -> T) throws -> T {
         let guardFD = try Self.openLockFile(guardPath)
         defer { close(guardFD) }
@@ -77,8 +74,8 @@ struct FileLeaseLock: Sendable {
         return fd
     }
 
-    /// Unlinks the lock file `fd` is open on when its lease has ended (checked again under the guard lock, so two
-    /// waiters never break two holders).
+    /// Unlinks `fd`'s lock file if its lease ended, rechecked under the guard lock so two waiters never break two
+    /// holders.
     private func breakExpiredLock(_ fd: Int32) throws {
         _ = try whileCurrent(fd) {
             if let ends = Self.leaseEnd(fd), ends <= Date() { unlink(path) }
@@ -101,7 +98,6 @@ struct FileLeaseLock: Sendable {
         return fd
     }
 
-    /// Whether `fd` is open on the file now at `path`.
     static func isCurrent(_ fd: Int32, path: String) -> Bool {
         var open = stat()
         var named = stat()

@@ -9,9 +9,8 @@
 import Dispatch
 import Foundation
 
-/// One blocking `flock` on a thread of its own, raced against a deadline and the waiting Task's cancellation. Whichever
-/// comes first wins, exactly once: the lock (the caller owns the descriptor), or the deadline or cancellation (the
-/// thread owns the descriptor from then on and closes it when its `flock` returns, which releases the lock at once).
+/// One blocking `flock` on its own thread, raced against a deadline and cancellation; the first wins, once. On the lock
+/// the caller owns the descriptor; otherwise the thread does, closing it (releasing the lock) when `flock` returns.
 final class FileLockWaiter: Sendable {
     private enum Phase {
         case waiting(CheckedContinuation<Bool, any Error>?)
@@ -24,10 +23,8 @@ final class FileLockWaiter: Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    /// `true` once `fd` is locked; `false` when `deadline` came first (the descriptor is the thread's then).
-    ///
-    /// - Throws: `CancellationError` when the Task is cancelled (the descriptor is the thread's); a ``BaseServerError``
-    ///   when `flock` fails (the descriptor is closed).
+    /// `true` once `fd` is locked; `false` when `deadline` came first. Throws `CancellationError` on cancellation, or a
+    /// ``BaseServerError`` when `flock` fails (the descriptor is closed).
     static func wait(for fd: Int32, until deadline: Date) async throws -> Bool {
         let waiter = FileLockWaiter(fd: fd)
         return try await withTaskCancellationHandler {
@@ -58,7 +55,6 @@ final class FileLockWaiter: Sendable {
         }
     }
 
-    /// The thread's body: blocks until the lock is free, then hands it over or drops it.
     private func block() {
         var result: Int32
         repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR

@@ -8,56 +8,50 @@
 
 import Foundation
 
-/// A ``SharedTokenStore`` in a file, for processes on one host: an app and its extensions, or command-line tools and
-/// workers that share one account.
+/// A ``SharedTokenStore`` in a file, for processes on one host sharing one account (an app and its extensions,
+/// workers).
 ///
-/// The tokens are JSON in a file only its owner may read or write (`0600`), replaced atomically (written to a temporary
-/// file beside it, then renamed over it), so a reader never sees half a write. The refresh lock is an advisory `flock`
-/// on `<file>.lock` with a lease (see ``SharedTokenStore/lease``): the kernel releases it when its holder dies, and a
-/// holder that hangs past the lease is taken over. `<file>.lock-guard` is a second, briefly held lock.
+/// The tokens are JSON in an owner-only (`0600`) file, replaced atomically (temporary file renamed over it), so a
+/// reader never sees half a write. The refresh lock is an advisory `flock` on `<file>.lock` with a lease
+/// (``SharedTokenStore/lease``); `<file>.lock-guard` is a second, briefly held lock.
 ///
 /// ```swift
 /// let store = FileTokenStore(url: supportDirectory.appendingPathComponent("tokens.json"))
 /// AccessSafeRequestManager.shared.configure(store: store, refresher: APIRefresher())
 /// ```
 ///
-/// On Apple platforms, put the file for an app and its extensions into the app group's container,
-/// `FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`, which every member of the group can
-/// reach and lock. Every object is thread-safe; any number of them (in any number of processes) may use the same file.
+/// For an app and its extensions, put the file in the app group's container
+/// (`FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`). Thread-safe; any number of objects in
+/// any number of processes may share the file.
 public final class FileTokenStore: SharedTokenStore {
     /// The file that holds the tokens.
     public let url: URL
     public let lease: Duration
     private let lock: FileLeaseLock
 
-    /// Creates a store for the tokens in `url`; the file is created on the first write, and its folder must exist.
-    ///
-    /// - Parameters:
-    ///   - url: a file URL.
-    ///   - lease: the longest one process may hold the refresh lock, 60 seconds by default; make it longer than a
-    ///     refresh takes.
+    /// Creates a store for the tokens in the file `url`, created on the first write (its folder must exist). `lease`:
+    /// the longest one process may hold the refresh lock; make it longer than a refresh takes.
     public init(url: URL, lease: Duration = .seconds(60)) {
         self.url = url
         self.lease = lease
         self.lock = FileLeaseLock(path: url.path + ".lock", guardPath: url.path + ".lock-guard", lease: lease)
     }
 
-    /// The stored tokens; `nil` when there are none, when the file cannot be read, or when the session of the stored
-    /// tokens ended (``SharedTokens/isSessionEnded``).
+    /// The stored tokens; `nil` when there are none, the file cannot be read, or their session ended
+    /// (``SharedTokens/isSessionEnded``).
     public func load() -> AuthTokens? {
         guard let entry = try? entry(), !entry.isSessionEnded else { return nil }
         return entry.tokens
     }
 
-    /// Replaces the stored tokens (clearing ``SharedTokens/isSessionEnded``); `nil` signs out. A write that fails is
-    /// dropped: use ``write(_:)`` to see why.
+    /// Replaces the stored tokens (clearing ``SharedTokens/isSessionEnded``); `nil` signs out. A failed write is
+    /// dropped: ``write(_:)`` throws.
     public func save(_ tokens: AuthTokens?) {
         try? write(SharedTokens(tokens: tokens))
     }
 
-    /// The stored entry, read now; an empty one when the file does not exist.
-    ///
-    /// - Throws: ``BaseServerError`` `fileAccess` when the file cannot be read or is not an entry.
+    /// The stored entry, read now; empty when the file does not exist. Throws ``BaseServerError`` `fileAccess` when the
+    /// file cannot be read or is not an entry.
     public func entry() throws -> SharedTokens {
         let data: Data
         do {
@@ -77,9 +71,7 @@ public final class FileTokenStore: SharedTokenStore {
         }
     }
 
-    /// Writes `entry` atomically with owner-only permissions, without taking the refresh lock.
-    ///
-    /// - Throws: ``BaseServerError`` `fileAccess` when the file cannot be written.
+    /// Writes `entry` atomically, owner-only, without taking the refresh lock; throws ``BaseServerError`` `fileAccess`.
     public func write(_ entry: SharedTokens) throws {
         let data = try JSONEncoder().encode(entry)
         let temporary = url.path + ".tmp-\(getpid())-\(UUID().uuidString)"
@@ -120,7 +112,7 @@ public final class FileTokenStore: SharedTokenStore {
     }
 }
 
-/// POSIX `write`, out of reach of ``FileTokenStore/write(_:)``'s name.
+/// POSIX `write`, which ``FileTokenStore/write(_:)``'s name hides inside the class.
 private func writeBytes(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(fd, bytes, count)
 }

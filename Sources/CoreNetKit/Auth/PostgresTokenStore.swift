@@ -11,15 +11,13 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A ``SharedTokenStore`` in PostgreSQL, for a fleet of servers that call one upstream API with one account (the
+/// A ``SharedTokenStore`` in PostgreSQL, for a fleet of servers calling one upstream API with one account (the
 /// `Postgres` package trait; built on vapor/postgres-nio).
 ///
-/// One row per account in ``table`` (created if missing): the tokens, whether their session ended, and a version
-/// counted up on every write. A refresh runs in a transaction that locks the account's row (`SELECT … FOR UPDATE`); the
-/// new tokens are committed before the lock is released. The lease is the transaction's
-/// `idle_in_transaction_session_timeout`: PostgreSQL ends the session of a holder that stays silent longer, which rolls
-/// back its transaction and releases the lock; a holder whose process dies releases it as soon as its connection
-/// closes.
+/// One row per account in ``table`` (created if missing): the tokens, whether their session ended, and a write counter.
+/// A refresh runs in a transaction that locks the row (`SELECT … FOR UPDATE`) and commits the new tokens. The lease is
+/// the transaction's `idle_in_transaction_session_timeout`: PostgreSQL ends a holder silent longer, rolling back and
+/// releasing the lock; a dead holder's lock goes when its connection closes.
 ///
 /// ```swift
 /// let store = try await PostgresTokenStore(
@@ -28,9 +26,8 @@ import PostgresNIO
 /// AccessSafeRequestManager.shared.configure(store: store, refresher: UpstreamRefresher())
 /// ```
 ///
-/// ``load()`` answers from what was read when the store was created or last written through it; ``save(_:)`` writes in
-/// the background, in order (``write(_:)`` waits and throws). Each refresh opens one connection of its own. The store
-/// logs nothing, and no error it throws carries a token.
+/// ``load()`` answers from what was last read or written here; ``save(_:)`` writes in the background, in order
+/// (``write(_:)`` waits and throws). Each refresh opens its own connection. Logs nothing; no error carries a token.
 public final class PostgresTokenStore: SharedTokenStore {
     /// The account whose tokens this store keeps (the row's key).
     public let account: String
@@ -41,13 +38,10 @@ public final class PostgresTokenStore: SharedTokenStore {
     private let cached: Locked<SharedTokens>
     private let lastWrite = Locked<Task<Void, Never>?>(nil)
 
-    /// Connects, creates ``table`` if it is missing, and reads the account's tokens.
+    /// Connects, creates ``table`` if missing, and reads the tokens of `account` (the row's key). `table` takes
+    /// lowercase letters, digits and `_`, starting with a letter; `lease` is the longest one process may hold the
+    /// refresh lock.
     ///
-    /// - Parameters:
-    ///   - configuration: how to reach the database.
-    ///   - account: the name the tokens are kept under; one row per account.
-    ///   - table: the table's name: lowercase letters, digits and `_`, starting with a letter.
-    ///   - lease: the longest one process may hold the refresh lock, 60 seconds by default.
     /// - Throws: ``BaseServerError`` `invalidRequest` for a bad table name, `cannotConnect` when the database cannot be
     ///   reached, `transport` when a statement fails.
     public init(
@@ -80,14 +74,13 @@ public final class PostgresTokenStore: SharedTokenStore {
         cached.withLock { $0 = entry }
     }
 
-    /// The account's tokens as last read or written through this store; `nil` when there are none or their session
-    /// ended.
+    /// The account's tokens as last read or written through this store; `nil` when none or their session ended.
     public func load() -> AuthTokens? {
         cached.withLock { $0.isSessionEnded ? nil : $0.tokens }
     }
 
-    /// Writes `tokens` in the background (after any earlier write through this store), clearing
-    /// ``SharedTokens/isSessionEnded``; a write that fails is dropped (``write(_:)`` throws).
+    /// Writes `tokens` in the background after earlier writes, clearing ``SharedTokens/isSessionEnded``; a failed write
+    /// is dropped (``write(_:)`` throws).
     public func save(_ tokens: AuthTokens?) {
         let entry = SharedTokens(tokens: tokens)
         cached.withLock { $0 = entry }
@@ -100,9 +93,7 @@ public final class PostgresTokenStore: SharedTokenStore {
         }
     }
 
-    /// Writes `entry` now, without taking the refresh lock.
-    ///
-    /// - Throws: ``BaseServerError`` `cannotConnect` or `transport`.
+    /// Writes `entry` now, without taking the refresh lock; throws ``BaseServerError`` `cannotConnect` or `transport`.
     public func write(_ entry: SharedTokens) async throws {
         try await withConnection { connection in
             try await self.upsert(entry, on: connection)
@@ -110,9 +101,7 @@ public final class PostgresTokenStore: SharedTokenStore {
         cached.withLock { $0 = entry }
     }
 
-    /// The account's entry, read now.
-    ///
-    /// - Throws: ``BaseServerError`` `cannotConnect` or `transport`.
+    /// The account's entry, read now; throws ``BaseServerError`` `cannotConnect` or `transport`.
     public func entry() async throws -> SharedTokens {
         try await withConnection { try await self.read(on: $0, locking: false) }
     }
@@ -131,8 +120,7 @@ public final class PostgresTokenStore: SharedTokenStore {
             let stored = try await self.read(on: connection, locking: true)
             let started = ContinuousClock.now
             let (write, result) = try await update(stored)
-            // The connection sent nothing while `update` ran, so the server has ended a session silent for the whole
-            // lease (or is about to): its lock is gone, and so is the write.
+            // The connection was silent while `update` ran: past the lease the server ended it, lock and write gone.
             let remaining = lease - (ContinuousClock.now - started)
             guard remaining > .zero else {
                 guard write == nil else { throw Self.leaseEnded(lease) }
@@ -153,8 +141,7 @@ extension PostgresTokenStore {
     /// A logger that drops everything: the store never logs (a statement's binds hold tokens).
     private static let silent = Logger(label: "CoreNetKit.PostgresTokenStore") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Runs `body` on a connection of its own, closed afterwards; cancelling the Task closes it at once, which rolls
-    /// back an open transaction and releases its lock.
+    /// Runs `body` on its own connection, closed afterwards; cancelling closes it at once (rolling back, unlocking).
     private func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         let connection: PostgresConnection
         do {
@@ -218,8 +205,7 @@ extension PostgresTokenStore {
             """, on: connection)
     }
 
-    /// Runs `body`, closing `connection` when it has not finished within `limit` (a session the server ended may leave
-    /// a statement unanswered). The limit is read on `ContinuousClock`.
+    /// Runs `body`, closing `connection` after `limit` (`ContinuousClock`): an ended session may leave it unanswered.
     private static func within(
         _ limit: Duration, closing connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {

@@ -8,11 +8,9 @@
 
 import Foundation
 
-/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected": a `401` by default, or a
-/// `403`, or an error code in a `200` body, or any rule of your own.
-///
-/// The manager checks every response of a request that requires authorization before it is validated; a match starts
-/// (or joins) a token refresh and the request is sent once more.
+/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected": a `401` by default,
+/// another status, an error code in the body, or your own rule. It is checked before validation on every response of a
+/// request that requires authorization.
 ///
 /// ```swift
 /// options.trigger = .status(401, 403)
@@ -37,12 +35,8 @@ public struct RefreshTrigger: Sendable {
         return RefreshTrigger { codes.contains($0.statusCode) }
     }
 
-    /// A JSON body whose value at the dot-separated `keyPath` is the number `code` (or the same digits as a string),
-    /// whatever the status.
-    ///
-    /// - Parameters:
-    ///   - code: the error code that means an expired or invalid token.
-    ///   - keyPath: where the code is, `"error.error_code"` by default (VK's shape).
+    /// A JSON body whose value at the dot-separated `keyPath` (VK's `"error.error_code"` by default) is the number
+    /// `code` or its digits as a string, whatever the status.
     public static func bodyErrorCode(_ code: Int, keyPath: String = "error.error_code") -> RefreshTrigger {
         let keys = keyPath.split(separator: ".").map(String.init)
         return RefreshTrigger { response in

@@ -10,10 +10,9 @@ import Foundation
 
 /// Exchanges a refresh token for new tokens by calling the server's refresh endpoint.
 ///
-/// The ``AccessSafeRequestManager`` calls it at most once at a time, however many requests wait, and gives up after
-/// ``AccessSafeRequestManager/Options/refreshTimeout``. A request the refresher performs through a configuration with
-/// the same manager skips the manager, so the refresh never waits for itself; still, mark refresh requests
-/// ``ServerRequest/requiresAuthorization`` `false` to say what they are.
+/// The ``AccessSafeRequestManager`` calls it at most once at a time and gives up after
+/// ``AccessSafeRequestManager/Options/refreshTimeout``. Requests it performs skip that manager, so the refresh never
+/// waits for itself; still, mark them ``ServerRequest/requiresAuthorization`` `false`.
 ///
 /// ```swift
 /// struct APIRefresher: TokenRefresher {
@@ -24,12 +23,9 @@ import Foundation
 /// }
 /// ```
 public protocol TokenRefresher: Sendable {
-    /// New tokens for `tokens`, whose ``AuthTokens/refreshToken`` is set.
-    ///
-    /// A `nil` ``AuthTokens/refreshToken`` in the result keeps the current one (for servers that do not rotate it).
-    ///
-    /// - Throws: why the refresh failed; the waiting requests fail with
-    ///   ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying it.
+    /// New tokens for `tokens`, whose ``AuthTokens/refreshToken`` is set; a `nil` refresh token in the result keeps the
+    /// current one. Throws why the refresh failed: waiting requests fail with
+    /// ``BaseServerError/Code-swift.struct/tokenRefreshFailed`` carrying it.
     func refresh(_ tokens: AuthTokens) async throws -> AuthTokens
 }
 
@@ -40,11 +36,9 @@ public struct ClosureTokenRefresher: TokenRefresher {
     /// Creates a refresher that calls `body`.
     public init(_ body: @escaping @Sendable (AuthTokens) async throws -> AuthTokens) { self.body = body }
 
-    /// Creates a refresher that calls `body` and waits for its completion handler.
-    ///
-    /// `body` may call the handler at once, on the calling thread, or later from any thread; only its first call
-    /// counts. If it never calls it, the refresh ends at the manager's
-    /// ``AccessSafeRequestManager/Options/refreshTimeout`` (the wait is cancelled, nothing leaks).
+    /// Creates a refresher that calls `body` and waits for its completion handler. `body` may call the handler at once
+    /// or later, from any thread; only the first call counts. If it never does, the refresh ends at
+    /// ``AccessSafeRequestManager/Options/refreshTimeout`` (nothing leaks).
     public init(
         completion body:
             @escaping @Sendable (AuthTokens, @escaping @Sendable (Result<AuthTokens, any Error>) -> Void) -> Void

@@ -10,9 +10,9 @@ import Foundation
 
 /// Where an ``AccessSafeRequestManager`` keeps the tokens between launches.
 ///
-/// The manager reads the store once, when it is created or configured, and writes every change (a refresh,
-/// ``AccessSafeRequestManager/setTokens(_:)``) back to it, newest last; in between it answers from memory. Change
-/// tokens through the manager, not the store, so both agree. Back it with the keychain to keep the user signed in:
+/// The manager reads it once (when created or configured), then answers from memory and writes every change back,
+/// newest last. Change tokens through the manager (``AccessSafeRequestManager/setTokens(_:)``), not the store. A
+/// keychain store keeps the user signed in:
 ///
 /// ```swift
 /// struct KeychainTokenStore: TokenStore {
@@ -24,12 +24,11 @@ public protocol TokenStore: Sendable {
     /// The stored tokens, or `nil` when no account is signed in.
     func load() -> AuthTokens?
 
-    /// Replaces the stored tokens; `nil` removes them. Called from any thread, never twice at the same time by one
-    /// manager.
+    /// Replaces the stored tokens; `nil` removes them. Called from any thread, never concurrently by one manager.
     func save(_ tokens: AuthTokens?)
 }
 
-/// A ``TokenStore`` that keeps the tokens in memory only: they are gone when the app quits.
+/// A ``TokenStore`` in memory only: the tokens are gone when the app quits.
 public final class InMemoryTokenStore: TokenStore {
     private let tokens: Locked<AuthTokens?>
 
