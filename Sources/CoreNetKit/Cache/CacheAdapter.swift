@@ -8,13 +8,12 @@
 
 /// Stores responses for the cache policies: a key-value store of ``CachedResponse`` by ``CacheKey``.
 ///
-/// Set one on ``NetworkConfiguration/cacheAdapter``; without one nothing is cached and the pipeline skips every cache
-/// step. CoreNetKit ships ``DiskCacheAdapter`` (its own memory and disk store, the same on every platform) and
-/// ``UrlCacheAdapter`` (over `URLCache`).
+/// Set one on ``NetworkConfiguration/cacheAdapter``; without one nothing is cached. CoreNetKit ships
+/// ``DiskCacheAdapter`` and ``UrlCacheAdapter``.
 ///
-/// The pipeline decides what is stored (HTTP's rules, see ``CachePolicy``); an adapter only keeps what it is given. Its
-/// methods never throw: a store that cannot read an entry (missing, unreadable, corrupt) answers `nil`, a miss, and a
-/// failed write is dropped — a cache failure never fails a request. Calls may come from any thread, concurrently.
+/// The pipeline decides what is stored (see ``CachePolicy``); an adapter keeps what it is given. Its methods never
+/// throw: an unreadable entry is `nil`, a miss, and a failed write is dropped, so a cache failure never fails a
+/// request. Calls may come from any thread, concurrently.
 ///
 /// ```swift
 /// let cache = DiskCacheAdapter(directory: cachesURL.appendingPathComponent("api"))
@@ -29,11 +28,10 @@ public protocol CacheAdapter: Sendable {
     /// Stores `response` under `key`, replacing what was there. Returns once a following ``load(_:)`` sees it.
     func save(_ response: CachedResponse, for key: CacheKey) async
 
-    /// Removes the entry stored under `key`, if any. Removing the key without a variant makes every variant of that URL
-    /// unreachable.
+    /// Removes the entry stored under `key`, if any; without a variant, every variant of that URL becomes unreachable.
     func remove(_ key: CacheKey) async
 
-    /// Removes every entry, in memory and on disk: what an app calls on logout, for example from
-    /// ``AccessSafeRequestManager/onSessionExpired(_:)``. The library never calls it by itself.
+    /// Removes every entry, in memory and on disk, e.g. on logout (``AccessSafeRequestManager/onSessionExpired(_:)``).
+    /// The library never calls it.
     func removeAll() async
 }

@@ -8,12 +8,11 @@
 
 /// The directives of `Cache-Control` fields (RFC 9111 §5.2), names lower-cased.
 ///
-/// A directive given twice keeps its first value; a quoted value loses its quotes. A field-name list
-/// (`no-cache="Set-Cookie"`) counts as the bare directive, which is the safe reading for a client cache.
+/// A repeated directive keeps its first value; quotes are dropped. A field-name list (`no-cache="Set-Cookie"`) counts
+/// as the bare directive, the safe reading for a client cache.
 struct CacheControl: Sendable, Equatable {
     private var directives: [String: String?] = [:]
 
-    /// The directives of every `Cache-Control` field in `values`.
     init(_ values: [String]) {
         for value in values {
             for part in Self.split(value) {
@@ -45,13 +44,11 @@ struct CacheControl: Sendable, Equatable {
         self.init(pragma.map { $0.lowercased().contains("no-cache") } == true ? ["no-cache"] : [])
     }
 
-    /// Whether the directive `name` is present.
     func has(_ name: String) -> Bool {
         directives[name] != nil
     }
 
-    /// The directive `name` as delta-seconds; `0` when present with a value that is not one (RFC 9111 §1.2.2: an
-    /// invalid value means "stale"), `nil` when absent.
+    /// The directive `name` as delta-seconds; `nil` when absent, `0` when invalid (RFC 9111 §1.2.2: means "stale").
     func seconds(_ name: String) -> Int? {
         guard let entry = directives[name] else { return nil }
         guard let text = entry, let value = Int(text), value >= 0 else { return 0 }

@@ -8,11 +8,8 @@
 
 import Foundation
 
-/// The bytes of one ``DiskCacheAdapter`` file: a magic line, the length of a JSON header, the header (status, headers,
-/// URL, dates, body length), then the raw body.
-///
-/// Reading checks every part — magic, lengths, JSON — and answers `nil` for anything else, so a truncated, overwritten
-/// or foreign file is a miss, never a crash.
+/// One ``DiskCacheAdapter`` file: a magic line, a JSON header's length, the header, then the raw body. Decoding checks
+/// every part and answers `nil` otherwise, so a truncated or foreign file is a miss, never a crash.
 enum CacheFileFormat {
     static let fileExtension = "cnkcache"
     private static let magic = Array("CNKCACHE1\n".utf8)

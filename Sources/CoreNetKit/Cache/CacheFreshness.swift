@@ -8,40 +8,31 @@
 
 import Foundation
 
-/// Freshness for responses that say nothing about it, computed from their `Last-Modified` (RFC 9111 §4.2.2): a fraction
-/// of the time since the resource last changed, capped.
-///
-/// Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without `max-age` or `Expires`
-/// is stale at once and is only revalidated.
+/// Freshness for responses that say nothing about it: a capped fraction of the time since `Last-Modified` (RFC 9111
+/// §4.2.2). Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without `max-age` or
+/// `Expires` is stale at once.
 public struct HeuristicFreshness: Sendable, Hashable {
-    /// The part of the response's age at the time it was sent (`Date` minus `Last-Modified`) that it stays fresh; 0.1
-    /// (10 %) is what browsers use.
+    /// The part of `Date` minus `Last-Modified` that the response stays fresh; browsers use 0.1.
     public var fraction: Double
     /// The longest freshness a heuristic may give.
     public var maximum: Duration
 
-    /// Creates a heuristic of `fraction` of the time since `Last-Modified`, at most `maximum`.
+    /// Creates a heuristic; the defaults are browsers' 10 %, at most a day.
     public init(fraction: Double = 0.1, maximum: Duration = .seconds(24 * 60 * 60)) {
         self.fraction = fraction
         self.maximum = maximum
     }
 }
 
-/// How fresh one stored response is at one moment, as a private client cache reads it (RFC 9111 §4.2): its freshness
-/// lifetime from `max-age`, `Expires` and `Date` (or the heuristic, when turned on), its current age from `Age`, `Date`
-/// and the time it has been stored, and the windows its `stale-while-revalidate` and `stale-if-error` allow.
-///
-/// The response time is ``CachedResponse/storedAt`` (when it was stored or last revalidated); the time the request took
-/// is not known afterwards and counts as zero.
+/// How fresh one stored response is now, for a private client cache (RFC 9111 §4.2). The response time is
+/// ``CachedResponse/storedAt``; the request's duration is unknown afterwards and counts as zero.
 struct CacheFreshness: Sendable, Equatable {
     /// How long the response is fresh, in seconds; 0 without an explicit or heuristic lifetime.
     let lifetime: Double
-    /// How old the response is now, in seconds.
     let age: Double
     /// `no-cache`: never used without a successful revalidation.
     let requiresRevalidation: Bool
-    /// `must-revalidate`: once stale, never used without a successful revalidation, not even when the server cannot be
-    /// reached.
+    /// `must-revalidate`: once stale, never used without a successful revalidation, even offline.
     let mustRevalidate: Bool
     /// `stale-while-revalidate`, in seconds past the lifetime.
     let staleWhileRevalidate: Double?
@@ -93,8 +84,7 @@ struct CacheFreshness: Sendable, Equatable {
         return age <= lifetime + window
     }
 
-    /// Whether the response may answer as an offline fallback the app asked for
-    /// (CachePolicy/serverIfFailReadFromCache): always, unless it is stale and says `must-revalidate`.
+    /// Whether it may be CachePolicy/serverIfFailReadFromCache's fallback: unless stale with `must-revalidate`.
     var allowsFallback: Bool {
         !mustRevalidate || age < lifetime
     }

@@ -11,32 +11,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The stage of the cache: it answers from its CacheAdapter as each request's CachePolicy says, makes requests
-/// conditional, and stores what HTTP lets it store.
+/// The stage of NetworkConfiguration/cacheAdapter (setting that adds, replaces or removes it): it answers from its
+/// CacheAdapter as each request's CachePolicy says, makes requests conditional, and stores what HTTP (RFC 9111) lets it
+/// store.
 ///
-/// On the way in it reads the entry for the request (its method, URL and `Vary` headers); an entry the configuration's
-/// validators reject counts as none. CachePolicy/cacheOnly answers from it and never goes further; with an entry,
-/// `If-None-Match`/`If-Modified-Since` are added. On the way out, a `304` becomes the stored answer (confirmed, so not
-/// "from the cache"), and under CachePolicy/serverIfFailReadFromCache a `5xx` or a failure to reach the server (also a
-/// token refresh that could not reach it) becomes the stored answer marked as from the cache.
-///
-/// What is stored is decided by HTTP (RFC 9111): a successful `GET` or `HEAD` whose `Cache-Control` (the response's or
-/// the request's) does not say `no-store` and whose `Vary` is not `*`, stored before the response goes back out, so the
-/// next request finds it. Only a whole body reaches the stage: a body cut by a dropped connection ends the request in
-/// an error and is never stored. A streamed body and a download to a file are not stored. Whether the model reads is
-/// not the stage's business: an entry the request cannot read is a miss for the request (see CachePolicy), and the
-/// server's next answer replaces it.
-///
-/// CachePolicy/cacheIfFreshElseServer reads HTTP freshness (CacheFreshness, RFC 9111): a fresh entry answers without
-/// going further, a stale one within `stale-while-revalidate` answers and is revalidated in the background through the
-/// rest of the chain, and one within `stale-if-error` answers when the server fails. Time comes from
+/// An entry (found by method, URL and `Vary` headers) that the configuration's validators reject counts as none. A
+/// `304` becomes the stored answer, confirmed (not "from the cache"); a `5xx` or unreachable server (also a token
+/// refresh that could not reach it) falls back to the entry where the policy allows. Time comes from
 /// NetworkConfiguration/clock.
 ///
-/// It runs before the token stage, so an answer from the cache never waits for a token refresh. It is the stage of
-/// NetworkConfiguration/cacheAdapter: setting that adds, replaces or removes it. Without a cache stage, a `cacheOnly`
-/// request fails with `cacheMiss` and is never sent.
+/// Stored: a successful `GET` or `HEAD` without `no-store` (response's or request's) or `Vary: *`, before the response
+/// goes back out. Only whole bodies are stored: not a cut, streamed or downloaded one. An entry the request's mapping
+/// cannot read is a miss (see CachePolicy), replaced by the server's next answer.
+///
+/// It runs before the token stage, so a cached answer never waits for a token refresh. Without a cache stage, a
+/// `cacheOnly` request fails with `cacheMiss` and is never sent.
 public struct CacheInterceptor: Interceptor, BuiltInStage {
-    /// Where the entries are kept.
+    /// The adapter that keeps the entries.
     public let adapter: any CacheAdapter
 
     /// Creates the stage of `adapter`.
@@ -64,7 +55,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
             return response
         }
         let entry = await store.lookup().flatMap { Self.reads($0, store, configuration) ? $0 : nil }
-        // Computed only where a policy reads it: parsing the HTTP dates is not free.
+        // Lazy: parsing the HTTP dates is not free.
         let heuristic = configuration.heuristicFreshness
         let freshness: @Sendable (CachedResponse) -> CacheFreshness = {
             CacheFreshness($0, now: clock.currentDate, heuristic: heuristic)
@@ -110,8 +101,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         return response
     }
 
-    /// Whether the configuration's validators accept `entry` as an answer: one they reject is a miss, never an answer
-    /// that fails the request.
+    /// Whether the configuration's validators accept `entry`: one they reject is a miss, not a failed request.
     private static func reads(_ entry: CachedResponse, _ store: CacheStore, _ configuration: NetworkConfiguration)
         -> Bool
     {
@@ -121,9 +111,8 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         return (try? ResponseValidationInterceptor.validate(response, validators: validators, errorMappers: [])) != nil
     }
 
-    /// The answer of CachePolicy/cacheIfFreshElseServer from `entry` without waiting for the network: the entry when it
-    /// is fresh for `request`, or when it is stale within its `stale-while-revalidate` window (then a revalidation
-    /// starts in the background); `nil` when the server must be asked.
+    /// The CachePolicy/cacheIfFreshElseServer answer without the network: `entry` when fresh for `request`, or stale
+    /// within `stale-while-revalidate` (revalidating in the background); `nil` to ask the server.
     private func answer(
         _ entry: CachedResponse, _ freshness: CacheFreshness, _ request: ServerRequest, _ store: CacheStore,
         _ next: InterceptorChain
@@ -140,9 +129,8 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         return entry.serverResponse(for: store.transportRequest, fromCache: true)
     }
 
-    /// Whether `policy` lets the stale or fresh entry answer when the server fails or cannot be reached: the app's
-    /// offline fallback (CachePolicy/serverIfFailReadFromCache) unless a stale entry says `must-revalidate`, and HTTP's
-    /// `stale-if-error` for CachePolicy/cacheIfFreshElseServer.
+    /// Whether `policy` lets the entry answer when the server fails or cannot be reached: the offline fallback unless
+    /// stale with `must-revalidate`, or `stale-if-error` for CachePolicy/cacheIfFreshElseServer.
     private static func mayFallBack(_ policy: CachePolicy, _ freshness: CacheFreshness) -> Bool {
         switch policy {
         case .serverIfFailReadFromCache: freshness.allowsFallback
@@ -151,10 +139,9 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         }
     }
 
-    /// Sends `request` conditionally through the rest of the chain in a Task of its own, after the request itself was
-    /// answered from `entry` (`stale-while-revalidate`), and stores what comes back as HTTP allows: the entry refreshed
-    /// by a `304`, or a new answer. Nobody waits for it and a failure leaves the entry as it is; cancelling the request
-    /// does not cancel it.
+    /// Sends `request` conditionally through the rest of the chain in its own Task (`stale-while-revalidate`) and
+    /// stores the `304`-refreshed entry or the new answer. Nobody waits; a failure keeps the entry; cancelling the
+    /// request does not cancel it.
     private static func revalidateInBackground(
         _ entry: CachedResponse, _ request: ServerRequest, _ store: CacheStore, _ next: InterceptorChain
     ) {
@@ -173,8 +160,7 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
         }
     }
 
-    /// Adds `If-None-Match` / `If-Modified-Since` from `entry` unless the request sets its own conditions; returns
-    /// whether it added any.
+    /// Adds `If-None-Match` / `If-Modified-Since` from `entry` unless the request has its own; returns whether it did.
     private static func addConditionalHeaders(from entry: CachedResponse, to headers: inout [String: String]) -> Bool {
         let names = headers.keys.map { $0.lowercased() }
         guard !names.contains("if-none-match"), !names.contains("if-modified-since") else { return false }
@@ -187,8 +173,8 @@ public struct CacheInterceptor: Interceptor, BuiltInStage {
 }
 
 extension BaseServerError {
-    /// Whether the error means the server could not be reached: no connection, connection refused or lost, a timeout —
-    /// also as the cause of a failed token refresh.
+    /// Whether the server could not be reached (no connection, refused, lost, timeout), also as a failed refresh's
+    /// cause.
     var meansUnreachable: Bool {
         let unreachable: Set<Code> = [.noInternetConnection, .cannotConnect, .connectionLost, .timeout]
         if unreachable.contains(code) { return true }
@@ -205,7 +191,7 @@ extension InterceptorChain {
         emit { monitor, request in monitor.request(request, didUseCache: event) }
     }
 
-    /// Hands `response`, an answer of the cache, to the monitors that record exchanges, and returns it.
+    /// Hands the cache's answer `response` to the monitors that record exchanges, and returns it.
     func answered(_ response: ServerResponse) -> ServerResponse {
         guard isMonitored else { return response }
         let date = clock.currentDate

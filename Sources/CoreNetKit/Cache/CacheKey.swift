@@ -12,18 +12,17 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a ``CacheAdapter`` files an entry under: the method, the URL as sent (its query already in the encoder's
-/// stable, sorted order) and, for responses with `Vary`, a digest of the request headers `Vary` names.
+/// What a ``CacheAdapter`` files an entry under: the method, the URL as sent (query in the encoder's sorted order) and,
+/// for responses with `Vary`, a digest of the request headers it names.
 ///
-/// The pipeline looks up the key without a variant first; when that entry's `Vary` names headers whose values differ in
-/// the current request, it looks up the key of that variant. ``rawValue`` holds no header values (only their SHA-256),
-/// so a `Vary: Authorization` never writes a token into a key.
+/// The key without a variant is looked up first, then that of the request's variant if the `Vary` headers differ. Keys
+/// hold only a SHA-256 of header values, so `Vary: Authorization` never writes a token into one.
 ///
 /// ```swift
 /// await adapter.remove(CacheKey(method: .get, url: URL(string: "https://api.example.com/me")!))
 /// ```
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
-    /// The request method, for example `GET`.
+    /// The request method.
     public let method: HTTPMethod
     /// The request URL without its fragment.
     public let url: String
@@ -39,7 +38,6 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         self.variant = variant
     }
 
-    /// This key for the variant `digest`.
     func varying(_ digest: String) -> CacheKey {
         CacheKey(method: method, urlString: url, variant: digest)
     }
@@ -55,7 +53,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         variant.map { "\(method.rawValue) \(url) vary=\($0)" } ?? "\(method.rawValue) \(url)"
     }
 
-    /// The SHA-256 of ``rawValue`` in hex: a file name that is safe on every file system.
+    /// The SHA-256 of ``rawValue`` in hex: a file name safe on every file system.
     public var digest: String { SHA256.hex(rawValue) }
 
     /// ``rawValue`` with secrets in the URL's query redacted, for logs.

@@ -11,8 +11,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where one request's answer is cached: the adapter, the key of its method and URL, and the request headers its `Vary`
-/// variant is computed from.
+/// Where one request's answer is cached: the adapter, its method-and-URL key, and the headers for its `Vary` variant.
 struct CacheStore: Sendable {
     let adapter: any CacheAdapter
     let key: CacheKey
@@ -28,13 +27,13 @@ struct CacheStore: Sendable {
         self.requestHeaders = requestHeaders
     }
 
-    /// A request standing for the cached answer's origin, for a response read from the cache without sending anything.
+    /// A request standing for the cached answer's origin, as nothing was sent.
     var transportRequest: TransportRequest {
         TransportRequest(method: method, url: url, headers: HTTPHeaders(requestHeaders))
     }
 
-    /// The entry for the request: the one stored for its method and URL, or, when that entry's `Vary` headers differ in
-    /// the request, the one stored for the request's variant.
+    /// The entry stored for the method and URL or, when its `Vary` headers differ in the request, for the request's
+    /// variant.
     func lookup() async -> CachedResponse? {
         guard let entry = await adapter.load(key) else { return nil }
         let names = entry.varyNames
@@ -45,9 +44,8 @@ struct CacheStore: Sendable {
         return other
     }
 
-    /// Stores `response` when HTTP's rules allow it and it came from the network (or was confirmed by a `304`): under
-    /// the method and URL (which also records the `Vary` names for the next lookup) and, when it varies, under its
-    /// variant too.
+    /// Stores a network (or `304`-confirmed) `response` HTTP allows to store, under the method and URL (recording the
+    /// `Vary` names for the next lookup) and, when it varies, its variant too.
     func save(_ response: ServerResponse, at date: Date) async {
         guard !response.isFromCache,
             let entry = CachedResponse(storing: response, method: method, requestHeaders: requestHeaders, at: date)

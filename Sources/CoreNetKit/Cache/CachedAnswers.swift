@@ -9,17 +9,12 @@
 import Foundation
 
 extension BaseServerRequest {
-    /// Runs `serverRequest` under a CachePolicy that reads the cache, composing the pipeline's runs as the policy asks;
-    /// the chain and its cache stage see one policy per run.
+    /// Runs `serverRequest` under a cache-reading CachePolicy as pipeline runs of one policy each.
     ///
-    /// - CachePolicy/firstCacheThenRefreshFromServer, with contexts to tell (`broadcast`): a run under `cacheOnly`
-    ///   first, whose model goes to `onCacheSuccess` (nothing when there is no entry or it cannot be read), then the
-    ///   run that asks the server. The first run stops at the cache stage, so a cached answer never waits for a token
-    ///   refresh.
-    /// - An entry the request cannot read (its mapping fails on it) is a miss: under CachePolicy/cacheIfFreshElseServer
-    ///   the request is sent again under `serverOnly`, and the server's answer replaces the entry; under the other
-    ///   policies the request fails with `cacheMiss`, the mapping's error as its underlying error. (An entry the
-    ///   validators reject, the cache stage already treats as a miss.)
+    /// - CachePolicy/firstCacheThenRefreshFromServer with a `broadcast`: a `cacheOnly` run whose model (if any) goes to
+    ///   `onCacheSuccess`, then the server run.
+    /// - An entry the mapping fails on is a miss: under CachePolicy/cacheIfFreshElseServer the request is re-sent under
+    ///   `serverOnly`; otherwise it fails with `cacheMiss`, the mapping's error underlying.
     func answerReadingCache(
         _ serverRequest: ServerRequest, configuration: NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?
@@ -28,9 +23,7 @@ extension BaseServerRequest {
         if policy == .firstCacheThenRefreshFromServer, let broadcast {
             var cacheOnly = serverRequest
             cacheOnly.cachePolicy = .cacheOnly
-            // The monitors hear of one request: the run that asks the server reports the hit. Only a monitor that
-            // records exchanges hears this run, and only its exchange: the cached answer is one (a HAR entry marked as
-            // from the cache).
+            // Monitors hear of one request (the server run reports the hit); recorders hear only this run's exchange.
             var quiet = configuration
             if !quiet.monitors.isEmpty {  // a copy of the settings only when needed
                 quiet.monitors = configuration.monitors.filter { $0.exchangeBodyLimit != nil }.map(ExchangesOnly.init)
@@ -56,8 +49,7 @@ extension BaseServerRequest {
     }
 }
 
-/// Of a monitor's events, its exchanges alone: what a recorder hears of the cache-only run of
-/// CachePolicy/firstCacheThenRefreshFromServer, whose other events the server run tells.
+/// A monitor that hears only exchanges: a recorder's view of the cache-only run.
 private struct ExchangesOnly: NetworkEventMonitor {
     let base: any NetworkEventMonitor
 

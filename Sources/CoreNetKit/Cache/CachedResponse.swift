@@ -14,9 +14,8 @@ import FoundationNetworking
 
 /// One stored response: what a ``CacheAdapter`` saves and loads.
 ///
-/// It keeps the raw response (status, headers, body), not the model, so a model read from the cache goes through the
-/// request's ``BaseServerRequest/handle(serverResponse:)`` exactly like a fresh one. The headers carry what conditional
-/// requests need (`ETag`, `Last-Modified`) and the `Vary` list.
+/// It keeps the raw response, not the model, so a cached answer goes through the request's
+/// ``BaseServerRequest/handle(serverResponse:)`` exactly like a fresh one.
 public struct CachedResponse: Sendable, Equatable {
     /// The HTTP status code, always 2xx.
     public var statusCode: Int
@@ -28,8 +27,7 @@ public struct CachedResponse: Sendable, Equatable {
     public var url: URL?
     /// When the entry was stored or last revalidated.
     public var storedAt: Date
-    /// The SHA-256 of the request headers the response's `Vary` names, as they were sent; `nil` when the response has
-    /// no `Vary`.
+    /// The SHA-256 of the sent request headers the response's `Vary` names; `nil` without `Vary`.
     public var variant: String?
 
     /// Creates an entry.
@@ -61,8 +59,7 @@ public struct CachedResponse: Sendable, Equatable {
         variant(names: names) { request.value(forHTTPHeaderField: $0) }
     }
 
-    /// The digest of `headers`' values (names compared case-insensitively) for the headers in `names`; `nil` when
-    /// `names` is empty.
+    /// Like the `URLRequest` variant, for `headers` (names compared case-insensitively).
     static func variant(of headers: [String: String], names: [String]) -> String? {
         variant(names: names) { name in headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value }
     }
@@ -83,8 +80,7 @@ public struct CachedResponse: Sendable, Equatable {
             duration: duration, isFromCache: fromCache)
     }
 
-    /// This entry after a `304 Not Modified` with `headers`: every field the 304 carries replaces the stored ones of
-    /// that name, except those describing the body.
+    /// This entry after a `304` with `headers`: each field it carries replaces the stored ones, except body fields.
     func revalidated(by headers: HTTPHeaders, at date: Date) -> CachedResponse {
         let fresh = headers.fields.filter { !Self.bodyFields.contains($0.name.lowercased()) }
         let replaced = Set(fresh.map { $0.name.lowercased() })
@@ -94,9 +90,8 @@ public struct CachedResponse: Sendable, Equatable {
         return updated
     }
 
-    /// The entry to store for `response`, the answer to a `method` request with `requestHeaders`, or `nil` when HTTP's
-    /// rules forbid storing it: only a 2xx answer to `GET` or `HEAD`, without `Cache-Control: no-store` on the request
-    /// or the response, and without `Vary: *`.
+    /// The entry to store for `response` to a `method` request with `requestHeaders`; `nil` unless it is a 2xx to `GET`
+    /// or `HEAD` without `no-store` (on either side) or `Vary: *`.
     init?(storing response: ServerResponse, method: HTTPMethod, requestHeaders: [String: String], at date: Date) {
         let requestCacheControl = requestHeaders.first {
             $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame

@@ -10,22 +10,19 @@ import Dispatch
 import Foundation
 
 /// CoreNetKit's own ``CacheAdapter``: a memory tier in front of one file per entry in a directory, each bounded by a
-/// capacity and trimmed least-recently-used first. The same code runs on Linux and Apple platforms; it is the adapter
-/// to use on Linux (see ``UrlCacheAdapter`` for why).
+/// capacity and trimmed least-recently-used first. The same on every platform; the one to use on Linux.
 ///
 /// ```swift
 /// let cache = DiskCacheAdapter(directory: FileManager.default.temporaryDirectory.appendingPathComponent("api"))
 /// NetworkConfiguration.default.cacheAdapter = cache
 /// ```
 ///
-/// Each entry is a file named by the SHA-256 of its ``CacheKey``, written atomically (a crash mid-write leaves the old
-/// file or none). A file that cannot be read back — truncated, overwritten, from another program — is a miss and is
-/// deleted. A new adapter over the same directory (after a restart) finds every entry. Operations run one at a time on
-/// the adapter's own serial queue, never on the caller's thread, so concurrent calls see each other in order. Use one
-/// adapter per directory in a process; the size limit counts only what this adapter wrote and found at its first disk
-/// access.
+/// Each entry is a file named by the SHA-256 of its ``CacheKey``, written atomically; an unreadable file is a miss and
+/// is deleted. A new adapter over the directory (after a restart) finds every entry. Operations run in order on the
+/// adapter's serial queue, never the caller's thread. Use one adapter per directory in a process: the size limit counts
+/// only what it wrote and found at its first disk access.
 public final class DiskCacheAdapter: CacheAdapter {
-    /// Where the entry files live.
+    /// The directory of the entry files.
     public let directory: URL
     /// The most bytes of bodies kept in memory.
     public let memoryCapacity: Int
@@ -35,12 +32,8 @@ public final class DiskCacheAdapter: CacheAdapter {
     private let queue = DispatchQueue(label: "CoreNetKit.DiskCacheAdapter")
     private let state = Locked(DiskCacheState())
 
-    /// Creates an adapter over `directory` (created when needed), by default `<caches directory>/CoreNetKit`.
-    ///
-    /// - Parameters:
-    ///   - directory: where entries are stored; `nil` uses the user's caches directory.
-    ///   - memoryCapacity: bytes of bodies kept in memory, 4 MB by default.
-    ///   - diskCapacity: bytes of files kept on disk, 50 MB by default; `0` disables the disk.
+    /// Creates an adapter over `directory` (created when needed; `nil` is `<caches directory>/CoreNetKit`), keeping up
+    /// to `memoryCapacity` bytes in memory and `diskCapacity` on disk.
     public init(directory: URL? = nil, memoryCapacity: Int = 4 * 1024 * 1024, diskCapacity: Int = 50 * 1024 * 1024) {
         self.directory = directory ?? Self.defaultDirectory()
         self.memoryCapacity = max(0, memoryCapacity)
@@ -121,7 +114,7 @@ public final class DiskCacheAdapter: CacheAdapter {
         state.withLock { $0.forgetFile(name) }
     }
 
-    /// Lists the directory once, so the size limit also counts files of an earlier run.
+    /// Lists the directory once, so the size limit counts an earlier run's files.
     private func indexDirectoryIfNeeded() {
         guard !state.withLock({ $0.isIndexed }) else { return }
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]

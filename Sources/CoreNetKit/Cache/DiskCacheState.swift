@@ -6,9 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The bookkeeping of a ``DiskCacheAdapter``: the memory tier and the sizes of the files on disk, each with a use
-/// counter for least-recently-used trimming. Plain state; the adapter keeps it in a `Locked` and does the file work
-/// itself.
+/// A ``DiskCacheAdapter``'s memory tier and file sizes, with use counters for LRU trimming; no file work is done here.
 struct DiskCacheState {
     private struct MemoryItem {
         var entry: CachedResponse
@@ -33,15 +31,14 @@ struct DiskCacheState {
         return clock
     }
 
-    /// The entry in memory, marked as just used.
+    /// The entry in memory, marked used.
     mutating func memoryHit(_ name: String) -> CachedResponse? {
         guard memory[name] != nil else { return nil }
         memory[name]!.used = tick()
         return memory[name]!.entry
     }
 
-    /// Keeps `entry` in memory, trimming the least recently used entries to `capacity`; an entry larger than `capacity`
-    /// is not kept.
+    /// Keeps `entry` in memory (unless larger than `capacity`), trimming least recently used entries to `capacity`.
     mutating func remember(_ entry: CachedResponse, name: String, capacity: Int) {
         forget(name)
         let cost = entry.body.count + entry.headers.fields.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count }
@@ -54,7 +51,6 @@ struct DiskCacheState {
         }
     }
 
-    /// Drops `name` from memory.
     mutating func forget(_ name: String) {
         if let item = memory.removeValue(forKey: name) { memoryCost -= item.cost }
     }
@@ -82,12 +78,10 @@ struct DiskCacheState {
         return evicted
     }
 
-    /// Marks a file as just read.
     mutating func touchFile(_ name: String) {
         if files[name] != nil { files[name]!.used = tick() }
     }
 
-    /// Drops `name` from the disk bookkeeping.
     mutating func forgetFile(_ name: String) {
         if let item = files.removeValue(forKey: name) { diskSize -= item.size }
     }

@@ -6,10 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// SHA-256 (FIPS 180-4) of short inputs: cache keys and Vary digests.
-///
-/// The library may not depend on CryptoKit (absent on Linux) or swift-crypto, and `Hasher` is seeded per process, so
-/// names that must survive a restart come from here.
+/// SHA-256 (FIPS 180-4) of short inputs: cache keys and Vary digests. Ours because CryptoKit is absent on Linux, we
+/// take no swift-crypto dependency, and `Hasher` is seeded per process while names must survive a restart.
 enum SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,

@@ -13,39 +13,30 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A ``CacheAdapter`` over Foundation's `URLCache` (memory and disk), for apps that already size and place a
-/// `URLCache`.
+/// A ``CacheAdapter`` over Foundation's `URLCache`, for apps that already size and place one.
 ///
 /// ```swift
 /// NetworkConfiguration.default.cacheAdapter = UrlCacheAdapter(memoryCapacity: 4 << 20, diskCapacity: 20 << 20,
 ///                                                             directory: cachesURL.appendingPathComponent("api"))
 /// ```
 ///
-/// `URLCache` files entries under a request; this adapter files each ``CacheKey`` under a request for
-/// `https://corenetkit.cache/<SHA-256 of the key>`, because FoundationNetworking's `URLCache` (Linux) keys only by
-/// host, port and path — it would give `/orders?skip=0` and `/orders?skip=20`, or `GET` and `HEAD`, one entry. The
-/// status, headers, body and CoreNetKit's bookkeeping (``CachedResponse/storedAt``, ``CachedResponse/variant``) travel
-/// in the `CachedURLResponse` and its `userInfo`; they survive a new `URLCache` over the same directory, and an
-/// unreadable file is a miss.
+/// Each ``CacheKey`` is filed under `https://corenetkit.cache/<SHA-256 of the key>`, because FoundationNetworking's
+/// `URLCache` keys only by host, port and path (merging queries and methods). ``CachedResponse/storedAt`` and
+/// ``CachedResponse/variant`` travel in `userInfo`; entries survive a new `URLCache` over the same directory, and an
+/// unreadable one is a miss.
 ///
-/// On Linux, prefer ``DiskCacheAdapter``: FoundationNetworking's `URLCache` lists and inspects its whole directory on
-/// every disk lookup and every store, so both grow with the number of entries (measured with 1,000 entries of 2 KB: ~17
-/// ms per miss, ~85 ms per store on average). Calls run one at a time on the adapter's serial queue, never on the
-/// caller's thread.
+/// On Linux, prefer ``DiskCacheAdapter``: FoundationNetworking's `URLCache` scans its whole directory on every disk
+/// lookup and store. Calls run in order on the adapter's serial queue, never the caller's thread.
 // safe: `urlCache` is thread-safe and used only on `queue`
 public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
-    /// The cache entries are stored in.
+    /// The `URLCache` that holds the entries.
     public let urlCache: URLCache
     private let queue = DispatchQueue(label: "CoreNetKit.UrlCacheAdapter")
     private static let storedAtKey = "CoreNetKit.storedAt"
     private static let variantKey = "CoreNetKit.variant"
 
-    /// Creates an adapter over a new `URLCache`.
-    ///
-    /// - Parameters:
-    ///   - memoryCapacity: bytes kept in memory, 4 MB by default.
-    ///   - diskCapacity: bytes kept on disk, 20 MB by default; `0` keeps entries in memory only.
-    ///   - directory: where `URLCache` keeps its files; `nil` uses its default location.
+    /// Creates an adapter over a new `URLCache` of these capacities in bytes (`diskCapacity` `0`: memory only), with
+    /// its files in `directory` (`nil`: its default location).
     public convenience init(
         memoryCapacity: Int = 4 * 1024 * 1024, diskCapacity: Int = 20 * 1024 * 1024,
         directory: URL? = nil
@@ -58,8 +49,8 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
         self.init(urlCache: cache)
     }
 
-    /// Creates an adapter over `urlCache`. Give it a cache of its own: entries of other users of the same `URLCache`
-    /// are not CoreNetKit's, and ``removeAll()`` removes theirs too.
+    /// Creates an adapter over `urlCache`; give it a cache of its own, as ``removeAll()`` removes other users' entries
+    /// too.
     public init(urlCache: URLCache) {
         self.urlCache = urlCache
     }
@@ -94,7 +85,6 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
 
     // MARK: Mapping
 
-    /// The request `key` is filed under: one path per key, so nothing but the key tells entries apart.
     private static func request(for key: CacheKey) -> URLRequest {
         URLRequest(url: URL(string: "https://corenetkit.cache/\(key.digest)")!)  // safe: a fixed host and a hex path
     }
@@ -126,7 +116,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             if let name = name as? String, let value = value as? String { fields.append((name, value)) }
         }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
-        // Without its date an entry's age is unknown: it counts as old (stale, so revalidated), never as just stored.
+        // Without its date an entry counts as old (stale, so revalidated), never as just stored.
         let storedAt =
             (cached.userInfo?[storedAtKey] as? Double).map(Date.init(timeIntervalSince1970:)) ?? .distantPast
         return CachedResponse(
