@@ -11,38 +11,32 @@ import Foundation
 import Tracing
 
 /// The stage that traces requests with apple/swift-distributed-tracing (the package trait `Tracing`): one client span
-/// per request, the trace context propagated in the request's headers, every attempt as an event and errors recorded on
-/// the span.
+/// per request, its context propagated in the request's headers, every attempt as an event, errors recorded on the
+/// span.
 ///
-/// Add it with ``NetworkConfiguration/addTracing(tracer:)``, which puts the span stage first (so the span covers
-/// retries, token refreshes and validation) and an attempt stage last (right before the transport):
+/// Add it with ``NetworkConfiguration/addTracing(tracer:)``:
 ///
 /// ```swift
 /// InstrumentationSystem.bootstrap(OTelTracer(...))      // any swift-distributed-tracing tracer
 /// NetworkConfiguration.default.addTracing()
 /// ```
 ///
-/// **The span.** Named after the method (`GET`), of kind `client`, a child of `ServiceContext.current` (the caller's
-/// span, if any). Attributes, by the OpenTelemetry HTTP client conventions: `http.request.method`, `url.full` (the URL
-/// sent: base path, relative URL, `.query` parameters and, from the first attempt on, the preparators' query items;
-/// secrets redacted as in logs), `server.address`, `server.port`, `http.response.status_code` and
-/// `http.request.resend_count` (sends after the first, retries and replays). An error that ends the request is recorded
-/// on the span (`recordError`), its status set to `error` and `error.type` to the ``BaseServerError`` code; a cancelled
-/// request ends its span with `error.type` `cancelled` and no error status.
+/// **The span.** Named after the method, of kind `client`, a child of `ServiceContext.current`. Attributes, by the
+/// OpenTelemetry HTTP client conventions: `http.request.method`, `url.full` (the URL as sent, with the preparators'
+/// query items from the first attempt on; secrets redacted as in logs), `server.address`, `server.port`,
+/// `http.response.status_code` and `http.request.resend_count` (retries and replays). An error that ends the request is
+/// recorded (`recordError`), with status `error` and `error.type` the ``BaseServerError`` code; a cancelled request
+/// gets `error.type` `cancelled` and no error status.
 ///
-/// **Propagation.** The span's context is injected into the request headers with the tracer's injector on every
-/// attempt: with a W3C tracer (swift-otel's `OTelTracer`), the `traceparent` and `tracestate` headers.
-/// swift-distributed-tracing's `InMemoryTracer` (the `InMemoryTracing` module, for tests) injects its own headers
-/// instead (`in-memory-trace-id`, `in-memory-span-id`), never `traceparent`: to see `traceparent`, use a W3C tracer.
-/// The rest of the chain and the transport run with `ServiceContext.current` set to the span's context.
+/// **Propagation.** On every attempt the tracer's injector writes the span's context into the headers: `traceparent`
+/// and `tracestate` with a W3C tracer (swift-otel's `OTelTracer`), but `in-memory-trace-id`/`in-memory-span-id` with
+/// the test `InMemoryTracer`. The rest of the chain runs with `ServiceContext.current` set to the span's context.
 ///
-/// **Events.** Each send is an event `http.attempt` (`corenetkit.attempt`, the retry stage's attempt;
-/// `corenetkit.replay` when it repeats the attempt after a `401`, that is after a token refresh), followed by
-/// `http.response` (`http.response.status_code`) or `http.failure` (`error.type`).
+/// **Events.** Each send is an `http.attempt` event (`corenetkit.attempt`; `corenetkit.replay` when it repeats an
+/// attempt after a `401`), followed by `http.response` (`http.response.status_code`) or `http.failure` (`error.type`).
 ///
 /// The stages run on the request's Task; the span ends once, before the request's context delivers its event.
 public struct TracingInterceptor: Interceptor {
-    /// Which part of the tracing a stage does.
     enum Role: Sendable {
         case span
         case attempt
@@ -51,10 +45,8 @@ public struct TracingInterceptor: Interceptor {
     private let tracer: (any Tracer)?
     let role: Role
 
-    /// Creates the span stage, which starts a span per request and injects its context into the headers; put it first
-    /// in the chain. ``NetworkConfiguration/addTracing(tracer:)`` also adds the attempt stage.
-    ///
-    /// - Parameter tracer: the tracer; `nil` uses `InstrumentationSystem.tracer` as it is when the request runs.
+    /// Creates the span stage alone; put it first in the chain (``NetworkConfiguration/addTracing(tracer:)`` also adds
+    /// the attempt stage). A `nil` `tracer` uses `InstrumentationSystem.tracer` as it is when the request runs.
     public init(tracer: (any Tracer)? = nil) {
         self.init(tracer: tracer, role: .span)
     }
@@ -130,8 +122,7 @@ public struct TracingInterceptor: Interceptor {
         }
     }
 
-    /// Sets `url.full` (redacted), `server.address` and `server.port` from the URL `request` is sent to
-    /// (``ServerRequest/url(encoder:)``).
+    /// Sets `url.full` (redacted), `server.address` and `server.port` from ``ServerRequest/url(encoder:)``.
     private static func describe(_ request: ServerRequest, on span: any Span, encoder: JSONEncoder) {
         span.attributes["url.full"] = request.reportedURL(encoder: encoder)
         let url = (try? request.url(encoder: encoder)) ?? request.baseUrl
@@ -149,12 +140,10 @@ public struct TracingInterceptor: Interceptor {
 }
 
 extension NetworkConfiguration {
-    /// Traces every request of this configuration with apple/swift-distributed-tracing (the package trait `Tracing`):
-    /// inserts the ``TracingInterceptor`` span stage first in ``interceptors`` and appends its attempt stage last.
-    ///
-    /// Call it once, after changing ``interceptors`` otherwise.
-    ///
-    /// - Parameter tracer: the tracer; `nil` uses `InstrumentationSystem.tracer` as it is when a request runs.
+    /// Traces every request with ``TracingInterceptor``: its span stage first in ``interceptors`` (so the span covers
+    /// retries, token refreshes and validation), its attempt stage last (right before the transport). Call it once,
+    /// after other changes to ``interceptors``. A `nil` `tracer` uses `InstrumentationSystem.tracer` as it is when a
+    /// request runs.
     public mutating func addTracing(tracer: (any Tracer)? = nil) {
         interceptors.insert(TracingInterceptor(tracer: tracer, role: .span), at: 0)
         interceptors.append(TracingInterceptor(tracer: tracer, role: .attempt))
@@ -180,7 +169,6 @@ final class RequestTrace: Sendable {
         self.tracer = tracer
     }
 
-    /// Writes the span's context into `headers` through the tracer's injector.
     func inject(into headers: inout [String: String]) {
         tracer.inject(span.context, into: &headers, using: HeaderInjector())
     }
@@ -200,14 +188,12 @@ final class RequestTrace: Sendable {
         state.withLock { $0.lastStatus = status }
     }
 
-    /// Sets the resend count on the span.
     func finish() {
         let sends = state.withLock { $0.sends }
         if sends > 1 { span.attributes["http.request.resend_count"] = sends - 1 }
     }
 }
 
-/// Writes trace context values as request headers.
 struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
         carrier[key] = value
