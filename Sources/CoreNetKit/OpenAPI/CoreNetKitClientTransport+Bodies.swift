@@ -12,21 +12,16 @@ import HTTPTypes
 import OpenAPIRuntime
 
 extension CoreNetKitClientTransport {
-    /// A request body of known length up to this many bytes is sent from memory; a larger one, or one of unknown
-    /// length, from a scratch file.
+    /// Request bodies of known length up to this many bytes are sent from memory, others from a scratch file.
     static let memoryBodyLimit = 1 << 20
 
-    /// Where a request body that is not kept in memory goes.
     struct ScratchFile {
         let files: TemporaryFiles
         let directory: URL
     }
 
-    /// Sets `body` as `request`'s body: in memory when it is small and of known length, else written chunk by chunk to
-    /// a scratch file (owner-only, tracked by `scratch.files`).
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` when the body cannot be read or is larger than `maximumBodySize`,
-    ///   `fileAccess` when the file cannot be written, `cancelled` when the Task is cancelled.
+    /// Sets `body` as `request`'s body, in memory or in a scratch file (tracked by `scratch.files`). Throws
+    /// ``BaseServerError`` `invalidRequest` (unreadable or too large), `fileAccess` or `cancelled`.
     static func attach(
         _ body: HTTPBody, to request: inout ServerRequest, maximumBodySize: Int?, scratch: ScratchFile
     ) async throws {
@@ -50,7 +45,6 @@ extension CoreNetKitClientTransport {
         }
     }
 
-    /// Writes `body` to a new scratch file as it arrives and returns the file.
     private static func write(_ body: HTTPBody, to scratch: ScratchFile, maximumBodySize: Int?) async throws -> URL {
         let file = try scratch.files.create(
             in: scratch.directory, name: "corenetkit-body-\(UUID().uuidString).tmp", ownerOnly: true)
@@ -81,10 +75,8 @@ extension CoreNetKitClientTransport {
     }
 }
 
-/// A streamed response body as the runtime reads it: the chunks of a ``ResponseBodyStream``.
-///
-/// When the last copy of it and of its iterator is gone — the client dropped the body, read or not — a request still
-/// running is cancelled.
+/// The chunks of a ``ResponseBodyStream`` as the runtime reads them. When the last copy of it and its iterator is gone
+/// (the client dropped the body), a request still running is cancelled.
 struct StreamedResponseBody: AsyncSequence, Sendable {
     typealias Element = HTTPBody.ByteChunk
 
@@ -105,7 +97,6 @@ struct StreamedResponseBody: AsyncSequence, Sendable {
         }
     }
 
-    /// Cancels the request when the reader is gone.
     fileprivate final class Reader: Sendable {
         let stream: ResponseBodyStream
 
