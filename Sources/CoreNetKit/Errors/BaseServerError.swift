@@ -48,7 +48,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         public static let cantMapping = Code(.cantMapping)
         /// The server answered with a status the validator rejects, and no readable error body.
         public static let badStatus = Code(.badStatus)
-        /// The server reported an error in its body; see ``BaseServerError/message`` and ``BaseServerError/serverCode``.
+        /// The server reported an error in its body; see ``BaseServerError/message``, ``BaseServerError/serverCode``.
         public static let server = Code(.server)
         /// The request could not be built; see ``BaseServerError/message``.
         public static let invalidRequest = Code(.invalidRequest)
