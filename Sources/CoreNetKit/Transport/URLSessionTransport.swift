@@ -14,68 +14,57 @@ import FoundationNetworking
 
 /// The default ``Transport``: `URLSession` with its own session and delegate.
 ///
-/// The session is configured for an API client: no `URLCache` (CoreNetKit caches through ``CacheAdapter``), no
-/// cookies of its own (see ``NetworkConfiguration/cookieStorage``, as `AsyncHTTPClientTransport` keeps none either),
-/// and on Linux at most 4 connections per host, which keeps libcurl from dropping and reopening connections under
-/// load. Cancelling the awaiting Task cancels the `URLSessionTask`. On a redirect to another origin the
-/// `Authorization`, `Proxy-Authorization` and `Cookie` headers are removed.
+/// The session has no `URLCache` (CoreNetKit caches through ``CacheAdapter``) and no cookies of its own (see
+/// ``NetworkConfiguration/cookieStorage``), and on Linux at most 4 connections per host, which keeps libcurl from
+/// dropping and reopening connections under load. Cancelling the awaiting Task cancels the `URLSessionTask`. A
+/// redirect to another origin drops the `Authorization`, `Proxy-Authorization` and `Cookie` headers.
 ///
 /// ## Connections per host and the timeout
 ///
-/// With `maximumConnectionsPerHost` set (4 on Linux by default), at most that many requests per host are in the
-/// session at once; the others wait in the transport, in order, sending nothing. The timeout starts when a request
-/// enters the session, so it bounds the exchange, never the wait (inside libcurl's queue, healthy requests timed
-/// out behind slow ones). Waiting itself is unbounded: cancel the request to give up.
-///
-/// The library's deadline keeps the timeout to the millisecond; the session's timer is only a backstop, set to the
-/// timeout rounded up to a whole second, plus one (on Linux `timeoutInterval` counts whole seconds: 0.5 s would end
-/// the request at once).
+/// With `maximumConnectionsPerHost` set (4 on Linux by default), the other requests to a host wait in the
+/// transport, in order, sending nothing. The timeout starts when a request enters the session, so it bounds the
+/// exchange, never the wait; waiting is unbounded (cancel to give up). The library's deadline keeps the timeout
+/// to the millisecond; the session's timer is a backstop, rounded up to a whole second plus one on Linux, where
+/// `timeoutInterval` counts whole seconds (0.5 s would end the request at once).
 ///
 /// ## The body, backpressure and the buffer
 ///
-/// ``send(_:)`` returns at the response head; the body reaches the pipeline through a buffer fed by the session's
-/// delegate. For a collected body (``TransportRequest/bodyIsCollected``) the head waits for the first body bytes,
-/// and a body whose `Content-Length` bytes have all arrived (without `Content-Encoding` or `Transfer-Encoding`)
-/// ends without waiting for the task to complete, so a small response reaches the waiting Task in one wake-up.
+/// ``send(_:)`` returns at the response head; the body arrives through a buffer fed by the delegate. For a
+/// collected body (``TransportRequest/bodyIsCollected``) the head waits for the first body bytes, and a body whose
+/// `Content-Length` bytes all arrived (without `Content-Encoding` or `Transfer-Encoding`) ends without waiting for
+/// the task to complete, so a small response reaches the waiting Task in one wake-up.
 ///
-/// On Apple platforms, when more than ``bodyBufferLimit`` bytes wait unread, the transport suspends the task and
-/// resumes it once half were read, so a slow reader slows the transfer and memory stays near the limit.
+/// On Apple platforms, past ``bodyBufferLimit`` unread bytes the task is suspended until half were read.
 ///
-/// On Linux it never suspends: FoundationNetworking's `resume()` restarts the transfer from the first byte, and its
-/// delegate callbacks queue without bound. Instead a reader that falls more than 64 × ``bodyBufferLimit`` bytes
-/// (64 MiB by default) behind ends the body in ``BaseServerError/Code-swift.struct/responseTooLarge``. The
-/// pipeline's own readers keep up; read long streams slowly consumed with `AsyncHTTPClientTransport`, which applies
-/// backpressure to the socket. Likewise a gzip bomb still ends in `responseTooLarge` at the configured budget, but
-/// can take about 1.2 GB of memory first (chunks libcurl inflated and queued before the transport could cancel).
+/// On Linux it never suspends: FoundationNetworking's `resume()` restarts the transfer from the first byte, and
+/// its delegate callbacks queue without bound. A reader more than 64 × ``bodyBufferLimit`` bytes (64 MiB by
+/// default) behind ends the body in ``BaseServerError/Code-swift.struct/responseTooLarge`` instead; the pipeline's
+/// own readers keep up, but read long, slowly consumed streams with `AsyncHTTPClientTransport`. A gzip bomb also
+/// ends in `responseTooLarge`, but can take about 1.2 GB of memory first (chunks libcurl queued before the cancel).
 ///
-/// Foundation folds repeated response header fields (joined with `", "`, order across names lost); the transport
-/// splits `Set-Cookie` back into its cookies.
+/// Foundation folds repeated response fields (joined with `", "`, order across names lost); `Set-Cookie` is split
+/// back into its cookies.
 ///
 /// ## Known FoundationNetworking faults (Linux, Swift 6.3.1)
 ///
-/// On Linux, `URLSession` is FoundationNetworking over libcurl, and some faults are not CoreNetKit's to fix. On a
-/// Linux server, prefer `AsyncHTTPClientTransport` (package trait `AsyncHTTPClient`), which has none of them:
+/// These are not CoreNetKit's to fix; on a Linux server prefer `AsyncHTTPClientTransport` (package trait
+/// `AsyncHTTPClient`), which has none of them:
 /// - A response that is only a status line (or a cut-off header block) then EOF, or a chunked body with a trailer,
 ///   aborts the process ("Fatal error: Transfer completed, but there's no response.", swift-corelibs-foundation
-///   #5285). A hostile server can trigger it; no delegate callback runs first, so the transport cannot prevent it.
-/// - A 401 with `WWW-Authenticate: Basic` never completes unless the delegate answers the challenge
-///   (swift-corelibs-foundation #5456); this transport answers it, so it ends in
-///   ``BaseServerError/Code-swift.struct/unauthorized``.
-/// - Cancelling a task while its redirect callback is pending aborts the process ("Received callback for HTTP
-///   redirection, but we're not waiting for it"); this transport serialises the two, so cancelling is safe.
+///   #5285). A hostile server can trigger it, and no delegate callback runs first to prevent it.
+/// - A 401 with `WWW-Authenticate: Basic` never completes unless the delegate answers the challenge (#5456); this
+///   transport answers it, so it ends in ``BaseServerError/Code-swift.struct/unauthorized``.
+/// - Cancelling a task while its redirect callback is pending aborts the process; this transport serialises the
+///   two, so cancelling is safe.
 /// - Client memory grows by roughly 150–200 bytes per request over the life of the process.
-/// - It handles a few thousand requests per second on two cores, at about three times AsyncHTTPClient's CPU per
-///   request.
+/// - A few thousand requests per second on two cores, at about three times AsyncHTTPClient's CPU per request.
 /// - Its errors for a dropped connection, a short body, a non-HTTP status line and bad chunking are normalised to
-///   the `URLError` codes the other transports use, so a fault gives the same ``BaseServerError`` code (a rejected
-///   status line reads "The server sent a response that is not valid HTTP.", never "The request's URL is not
-///   valid.").
-/// - libcurl resends a body-less request by itself when the reused kept-alive connection is found dead before any
+///   the other transports' `URLError` codes, so a fault gives the same ``BaseServerError`` code.
+/// - libcurl resends a body-less request by itself when a reused kept-alive connection is found dead before any
 ///   response byte: the server may see more copies of a `GET` than ``RetryPolicy/maximumAttempts`` allows (up to 8
-///   with `maximumAttempts: 3`). CoreNetKit cannot stop it.
-/// - On such a connection it resends a `POST`'s head without the body and waits out the whole timeout; this
-///   transport cancels that resend and ends the request in ``BaseServerError/Code-swift.struct/connectionLost`` at
-///   once, as AsyncHTTPClient does.
+///   with 3). CoreNetKit cannot stop it.
+/// - On such a connection a `POST` is resent without its body and would wait out its timeout; this transport
+///   cancels the resend and ends it in ``BaseServerError/Code-swift.struct/connectionLost`` at once.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
