@@ -54,16 +54,12 @@ public final class AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
-    /// Creates a transport over a client of its own, shut down when the transport is released.
+    /// Creates a transport over a client of its own with `configuration`, shut down when the transport is released.
     ///
     /// With decompression `.disabled` (as by default), the transport sends `Accept-Encoding: gzip, deflate` on
     /// requests without one and inflates those responses itself, within the pipeline's budget; a request with its
-    /// own `Accept-Encoding` gets the body as sent.
-    ///
-    /// - Parameters:
-    ///   - configuration: The client's configuration.
-    ///   - bodyBufferLimit: The most unread (inflated) body bytes per request before the client stops reading the
-    ///     socket; 1 MiB by default.
+    /// own `Accept-Encoding` gets the body as sent. `bodyBufferLimit` is the most unread (inflated) body bytes per
+    /// request before the client stops reading the socket; 1 MiB by default.
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
         bodyBufferLimit: Int = 1 << 20

@@ -114,10 +114,8 @@ public struct TransportEvents: Sendable {
     }
 }
 
-/// What a ``Transport`` sends: method, URL, header fields and body as plain values.
-///
-/// Plain values, because building a `URLRequest` is costly on Linux: only a transport that needs one asks for
-/// ``urlRequest``.
+/// What a ``Transport`` sends: method, URL, header fields and body as plain values (building a `URLRequest` is
+/// costly on Linux, so only a transport that needs one asks for ``urlRequest``).
 public struct TransportRequest: Sendable {
     /// The HTTP method.
     public var method: HTTPMethod

@@ -304,7 +304,6 @@ final class HostLimiter: Sendable {
         }
     }
 
-    /// How many requests wait now, over all hosts.
     var waitingCount: Int { state.withLock { $0.hosts.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// Frees a slot: hands it to the first waiter, if any.
