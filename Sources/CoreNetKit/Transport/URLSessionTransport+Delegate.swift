@@ -13,11 +13,8 @@ import FoundationNetworking
 #endif
 
 /// One task's exchange: delegate callbacks reported to ``TransportEvents``, and the task the pipeline controls.
-///
-/// The delegate-side `var`s need no lock: they are set before the exchange is published through
-/// `SessionDelegate`'s locked table, then touched only by callbacks on the serial delegate queue
-/// (`maxConcurrentOperationCount = 1`). What other threads touch is in `control`, under its lock.
-// safe: see above — published under the delegate's lock, then mutated only on one serial queue
+// safe: delegate-side `var`s are set before publishing through `SessionDelegate`'s locked table, then touched only
+// on the serial delegate queue; what other threads touch is in `control`, under its lock
 final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     private struct Control {
         var task: SessionTask?
@@ -218,7 +215,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var error = state.declinedChallenge && state.response != nil ? nil : error
         if error != nil, state.connectionDropped.withLock({ $0 }) { error = URLError(.networkConnectionLost) }
         if let reason = state.trustFailure {
-            // The challenge was cancelled because the policy refused the certificate.
             error = ServerTrustFailure.error(.serverCertificateUntrusted, url: state.request.url, reason: reason)
         }
         state.complete(error: error.map { FoundationFault.normalized($0, state: state) }, task: task)
