@@ -34,7 +34,6 @@ enum TransportErrorMapper {
             code: .transport, message: "The request failed because of a network error.", underlyingError: error)
     }
 
-    /// The code and readable message for a `URLError` code.
     static func classify(_ code: URLError.Code) -> (BaseServerError.Code, String?) {
         switch code {
         case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff:
