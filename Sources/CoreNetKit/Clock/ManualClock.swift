@@ -10,9 +10,8 @@ import Foundation
 
 /// A clock that moves only when told to: for tests of time-dependent behaviour without waiting.
 ///
-/// Put it into NetworkConfiguration/clock (and the token manager's options), start the work,
-/// wait until it sleeps with waitForSleepers(_:), then advance(by:): every sleeper whose
-/// deadline has come resumes, in deadline order.
+/// Put it into the configuration (and the token manager's options), start the work, wait for it to sleep with
+/// `waitForSleepers(_:)`, then `advance(by:)`: every sleeper whose deadline has come resumes, in deadline order.
 ///
 /// ```swift
 /// let clock = ManualClock()
@@ -39,8 +38,7 @@ public final class ManualClock: NetworkClock {
     private struct Sleeper {
         let id: Int
         let deadline: Instant
-        /// A Task sleeping on the clock, or a request's deadline kept by the pipeline (a callback,
-        /// not counted by ``sleeperCount``).
+        /// A sleeping Task, or a request deadline callback (not counted by ``sleeperCount``).
         let wake: Wake
 
         var isRequestDeadline: Bool {
@@ -100,26 +98,23 @@ public final class ManualClock: NetworkClock {
     public var currentDate: Date {
         startDate.addingTimeInterval(state.withLock { $0.offset }.timeInterval)
     }
-    /// How many Tasks sleep on the clock now: back-off, latency, refresh timers. The deadlines of
-    /// requests in flight, which the pipeline keeps on the clock too, are not counted here (see
-    /// ``requestDeadlineCount``), so waiting for a back-off is not confused by them.
+    /// How many Tasks sleep on the clock now (back-off, latency, refresh timers); request deadlines are counted
+    /// apart in ``requestDeadlineCount`` so they don't confuse waiting for a back-off.
     public var sleeperCount: Int { state.withLock { $0.counted } }
 
     /// How many request deadlines (``NetworkConfiguration/timeout`` and
     /// ``NetworkConfiguration/idleTimeout`` timers of requests in flight) wait on the clock now.
     public var requestDeadlineCount: Int { state.withLock { $0.deadlines } }
 
-    /// Suspends until the clock has been advanced to `deadline`; returns at once if it already
-    /// has.
+    /// Suspends until the clock has been advanced to `deadline` (returns at once if it has).
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
         try await sleep(until: deadline)
     }
 
-    /// Calls `fire` once the clock has been advanced to `deadline` (on another thread at once if
-    /// it already has): a request's deadline timer, counted by ``requestDeadlineCount``, not by
-    /// ``sleeperCount``. Returns an id for ``cancelRequestDeadline(_:)``.
+    /// Calls `fire` once the clock reaches `deadline` (at once on another thread if it has); counted by
+    /// ``requestDeadlineCount``. Returns an id for ``cancelRequestDeadline(_:)``.
     func scheduleRequestDeadline(at deadline: Instant, _ fire: @escaping @Sendable () -> Void) -> Int {
         let (id, due, watchers): (Int, Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
             state.nextId += 1
@@ -132,15 +127,13 @@ public final class ManualClock: NetworkClock {
         return id
     }
 
-    /// Calls `action` once the clock has been advanced by `delay` from now: counted by
-    /// ``requestDeadlineCount`` (the library's request deadlines wake this way), not by
-    /// ``sleeperCount``.
+    /// Calls `action` once the clock has been advanced by `delay` from now; counted by ``requestDeadlineCount``
+    /// (request deadlines wake this way), not by ``sleeperCount``.
     public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
         let id = scheduleRequestDeadline(at: now.advanced(by: delay), action)
         return ClockWake { self.cancelRequestDeadline(id) }
     }
 
-    /// Forgets a request deadline that has not fired.
     func cancelRequestDeadline(_ id: Int) {
         state.withLock { state in state.sleepers.removeAll { $0.id == id } }
     }
@@ -186,9 +179,8 @@ public final class ManualClock: NetworkClock {
         for sleeper in due { sleeper.resume() }
     }
 
-    /// Returns once at least `count` request deadlines wait on the clock (at once if they
-    /// already do): the requests are in flight, and advancing the clock past their timeout ends
-    /// them in ``BaseServerError/Code-swift.struct/timeout``.
+    /// Returns once at least `count` request deadlines wait on the clock: the requests are in flight, and advancing
+    /// past their timeout ends them in ``BaseServerError/Code-swift.struct/timeout``.
     public func waitForRequestDeadlines(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in
@@ -200,8 +192,7 @@ public final class ManualClock: NetworkClock {
         }
     }
 
-    /// Returns once at least `count` Tasks sleep on the clock (at once if they already do);
-    /// request deadlines are not counted.
+    /// Returns once at least `count` Tasks sleep on the clock; request deadlines are not counted.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in

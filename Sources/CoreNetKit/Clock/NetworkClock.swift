@@ -8,29 +8,21 @@
 
 import Foundation
 
-/// The time source of CoreNetKit: every place the library reads the time or waits asks the
-/// clock of its configuration.
+/// The time source of CoreNetKit: everything the library times or waits on asks its configuration's clock.
 ///
-/// The cache dates its entries with currentDate, the token manager measures refresh windows
-/// and timeouts with it, progress is throttled by it, back-off and stub latency sleep on it, and
-/// the durations responses, logs and monitors report are measured on it.
-/// SystemClock is the default; tests put a ManualClock into the configuration and
-/// advance it instead of waiting.
-///
-/// It is a Swift `Clock` whose `Duration` is `Swift.Duration`, plus the wall-clock time HTTP
-/// dates need.
+/// Cache dates, token refresh windows and timeouts, progress throttling, back-off, stub latency and the durations
+/// responses, logs and monitors report all use it. `SystemClock` is the default; tests put a `ManualClock` in
+/// the configuration and advance it instead of waiting. A Swift `Clock` on `Swift.Duration`, plus the wall-clock
+/// time HTTP dates need.
 public protocol NetworkClock: Clock, Sendable where Duration == Swift.Duration {
     /// The wall-clock time now, for HTTP dates, cache ages and token expiry.
     var currentDate: Date { get }
 
-    /// Calls `action` once, on a thread of the clock's choosing, when `delay` of this clock's
-    /// time has passed (soon, if it is not positive), unless the returned ``ClockWake`` is
-    /// cancelled first. Each request's deadline and idle timeout wake this way; the clock never
-    /// calls `action` from inside this method.
+    /// Calls `action` once, on a thread of the clock's choosing, when `delay` of this clock's time has passed (soon,
+    /// if not positive), unless the returned ``ClockWake`` is cancelled first; never from inside this method.
     ///
-    /// The default sleeps in a Task on the clock. ``SystemClock`` keeps every wake on one shared
-    /// Dispatch timer; ``ManualClock`` calls it when advanced past it and counts it in
-    /// ``ManualClock/requestDeadlineCount``.
+    /// Request deadlines and idle timeouts wake this way. The default sleeps in a Task; ``SystemClock`` uses one
+    /// shared Dispatch timer; ``ManualClock`` fires when advanced past it (see ``ManualClock/requestDeadlineCount``).
     func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake
 }
 
@@ -38,7 +30,7 @@ public protocol NetworkClock: Clock, Sendable where Duration == Swift.Duration {
 public struct ClockWake: Sendable {
     private let cancelAction: @Sendable () -> Void
 
-    /// A wake that `cancel` stops.
+    /// Creates a wake that calls `cancel` to stop its action.
     public init(cancel: @escaping @Sendable () -> Void) {
         cancelAction = cancel
     }
@@ -62,16 +54,12 @@ extension NetworkClock {
         return ClockWake { task.cancel() }
     }
 
-    /// Suspends for `duration` of this clock's time.
-    ///
-    /// - Throws: `CancellationError` when the calling Task is cancelled first.
+    /// Suspends for `duration` of this clock's time; throws `CancellationError` if the Task is cancelled first.
     func pause(for duration: Swift.Duration) async throws {
         try await sleep(until: now.advanced(by: duration), tolerance: nil)
     }
 
-    /// Starts a ``Stopwatch`` at this clock's `now` (also through `any NetworkClock`, without a
-    /// cast): durations for responses, logs, monitors and the exchange's deadline, so a manual
-    /// clock drives them too.
+    /// Starts a ``Stopwatch`` at `now` (works through `any NetworkClock`), so a manual clock drives reported durations.
     func stopwatch() -> Stopwatch {
         let start = now
         return Stopwatch { start.duration(to: now) }
@@ -80,7 +68,6 @@ extension NetworkClock {
 
 /// A reading of a clock that tells how long ago it was, on the same clock.
 struct Stopwatch: Sendable {
-    /// The time passed since the reading.
     let elapsed: @Sendable () -> Swift.Duration
 }
 
@@ -96,15 +83,12 @@ public struct SystemClock: NetworkClock {
     /// The wall-clock time now.
     public var currentDate: Date { Date() }
 
-    /// Suspends until `deadline`.
-    ///
-    /// - Throws: `CancellationError` when the calling Task is cancelled first.
+    /// Suspends until `deadline`; throws `CancellationError` if the calling Task is cancelled first.
     public func sleep(until deadline: ContinuousClock.Instant, tolerance: Swift.Duration? = nil) async throws {
         try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
     }
 
-    /// Calls `action` when `delay` has passed, from the one Dispatch timer that keeps every
-    /// request's deadline (no Task and no timer of its own per wake).
+    /// Calls `action` once `delay` has passed, from the one shared Dispatch timer (no Task or timer per wake).
     public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
         let scheduler = WakeAction.scheduler
         let id = scheduler.schedule(after: delay, WakeAction(action))
@@ -114,7 +98,6 @@ public struct SystemClock: NetworkClock {
 
 /// An action the shared ``DeadlineScheduler`` runs when its time has come.
 final class WakeAction: DeadlineTarget {
-    /// The scheduler of every wake on the system clock.
     static let scheduler = DeadlineScheduler<WakeAction>()
 
     private let action: @Sendable () -> Void
@@ -125,8 +108,7 @@ final class WakeAction: DeadlineTarget {
 }
 
 extension SystemClock {
-    /// A fixed instant of the system clock (the first time it is asked for): the shared
-    /// scheduler keeps its due times as plain durations since it.
+    /// The first instant asked for; the shared scheduler keeps due times as durations since it.
     static let epoch = SystemClock().now
 
     /// The time now, as the duration since ``epoch``.
@@ -134,7 +116,7 @@ extension SystemClock {
 }
 
 extension Duration {
-    /// The duration in seconds, as `Date` arithmetic uses them.
+    /// The duration in seconds, for `Date` arithmetic.
     var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18

@@ -48,8 +48,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         public static let cantMapping = Code(.cantMapping)
         /// The server answered with a status the validator rejects, and no readable error body.
         public static let badStatus = Code(.badStatus)
-        /// The server reported an error in its body; see ``BaseServerError/message`` and
-        /// ``BaseServerError/serverCode``.
+        /// The server reported an error in its body; see ``BaseServerError/message``, ``BaseServerError/serverCode``.
         public static let server = Code(.server)
         /// The request could not be built; see ``BaseServerError/message``.
         public static let invalidRequest = Code(.invalidRequest)
@@ -61,25 +60,19 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         public static let excessiveRefresh = Code(.excessiveRefresh)
         /// The cache policy required a cached response and there was none.
         public static let cacheMiss = Code(.cacheMiss)
-        /// A file could not be read or written: a multipart file part, a streamed body's
-        /// temporary file or a download's destination; see ``BaseServerError/message``.
+        /// A multipart file part, streamed body's temporary file or download destination could not be read or
+        /// written; see ``BaseServerError/message``.
         public static let fileAccess = Code(.fileAccess)
-        /// The response body was larger than the configuration allows
-        /// (``NetworkConfiguration/maximumResponseBodySize`` in memory,
-        /// ``NetworkConfiguration/maximumDownloadSize`` for a file), counted after decompression;
-        /// the rest was not read. ``BaseServerError/message`` names the limit.
+        /// The body, counted after decompression, passed ``NetworkConfiguration/maximumResponseBodySize`` (in memory)
+        /// or ``NetworkConfiguration/maximumDownloadSize`` (file); the rest was not read. The message names the limit.
         public static let responseTooLarge = Code(.responseTooLarge)
-        /// A ``CursorPaginator``'s server named a next cursor it had already given in this run
-        /// of pages: paging would loop, so it stopped.
+        /// A ``CursorPaginator``'s server repeated a cursor from this run of pages, so paging stopped to avoid a loop.
         public static let repeatedCursor = Code(.repeatedCursor)
-        /// The server's certificate was not trusted, so nothing was sent: an unknown or untrusted
-        /// certificate authority, an expired certificate, a certificate for another host name, or
-        /// a chain without a certificate pinned by the transport's ``ServerTrustPolicy``. It is
-        /// never retried. ``BaseServerError/message`` names the host and, where the transport
-        /// tells it, the reason.
+        /// The server's certificate was not trusted (unknown authority, expired, other host name, or no certificate
+        /// pinned by the transport's ``ServerTrustPolicy``), so nothing was sent. Never retried;
+        /// ``BaseServerError/message`` names the host and, when known, the reason.
         public static let serverTrust = Code(.serverTrust)
-        /// An ``Outbox`` holds as many entries or bytes as its store allows, so it refused to
-        /// queue another; ``BaseServerError/message`` names the limit.
+        /// An ``Outbox`` is at its store's entry or byte limit and refused to queue another; the message names it.
         public static let outboxFull = Code(.outboxFull)
 
         public var description: String { base.rawValue }
@@ -99,9 +92,8 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
     public var keyPath: String?
     /// The error this one wraps, if any.
     public var underlyingError: (any Error)?
-    /// For a download that asked to keep its partial file
-    /// (``ServerRequest/keepsPartialDownload``): what it takes to resume it; `nil` when nothing
-    /// arrived that could be resumed.
+    /// For a download with ``ServerRequest/keepsPartialDownload``: what it takes to resume it; `nil` when nothing
+    /// resumable arrived.
     public var resumeData: DownloadResumeData?
 
     /// Creates an error; prefer the static constructors.
@@ -146,8 +138,7 @@ public struct BaseServerError: Error, Sendable, CustomStringConvertible {
         responseTooLarge(limit: limit, setting: "maximumResponseBodySize", statusCode: statusCode)
     }
 
-    /// The response body passed `limit` bytes, the value of the configuration's `setting`
-    /// (named in the message, so a reader knows what to raise; `nil` for a limit of the caller's).
+    /// The body passed `limit` bytes; the message names the configuration's `setting` to raise (`nil`: caller's).
     static func responseTooLarge(limit: Int64, setting: String?, statusCode: Int? = nil) -> BaseServerError {
         BaseServerError(
             code: .responseTooLarge, statusCode: statusCode,

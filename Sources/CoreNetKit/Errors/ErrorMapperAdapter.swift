@@ -10,12 +10,10 @@ import Foundation
 
 /// Turns a failed response's body into the app's own error.
 ///
-/// Adapters run in registration order when a validator rejects a response; the first that
-/// returns an error wins, and that error reaches `onError`. When none recognises the body, the
-/// validator's ``BaseServerError`` does.
+/// Adapters run in registration order when a validator rejects a response; the first error returned reaches
+/// `onError`. When none recognises the body, the validator's ``BaseServerError`` does.
 public protocol ErrorMapperAdapter: Sendable {
-    /// The app's error for `response`, or `nil` when this adapter does not recognise it.
-    /// `error` is what the validator threw.
+    /// The app's error for `response`, or `nil` if not recognised; `error` is what the validator threw.
     func map(_ response: ServerResponse, validationError error: any Error) -> (any Error)?
 }
 

@@ -12,17 +12,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A server trust failure as a transport reports it: a `URLError` with one of the
-/// server-certificate codes, or one a CoreNetKit transport marked with the reason it knows
-/// (``reasonKey``). The mapper turns it into ``BaseServerError/Code-swift.struct/serverTrust`` with a
-/// message that names the host and the reason.
+/// A server trust failure: a `URLError` with a server-certificate code, or one a transport marked with
+/// ``reasonKey``. Mapped to ``BaseServerError/Code-swift.struct/serverTrust`` with a message naming host and reason.
 struct ServerTrustFailure {
     /// The `userInfo` key under which a transport puts the reason, in words ("it has expired").
     static let reasonKey = "CoreNetKitServerTrustReason"
 
-    /// The host whose certificate was refused, when the error names the URL.
     let host: String?
-    /// Why, in words, when known.
     let reason: String?
 
     /// Reads `error`; `nil` when it is not a trust failure.

@@ -14,10 +14,8 @@ import FoundationNetworking
 
 /// Maps what a transport throws to ``BaseServerError``, once, at the transport boundary.
 ///
-/// Both transports report the same fault as the same `URLError` code (each transport
-/// normalises its own errors), so the same fault ends in the same ``BaseServerError/Code-swift.struct``
-/// whichever transport ran. Messages are CoreNetKit's own sentences, never Foundation's
-/// "The operation could not be completed. (NSURLErrorDomain error …)".
+/// Each transport normalises its faults to the same `URLError` codes, so a fault gets the same
+/// ``BaseServerError/Code-swift.struct`` on either. Messages are CoreNetKit's own, never Foundation's.
 enum TransportErrorMapper {
     static func map(_ error: any Error) -> BaseServerError {
         if let error = error as? BaseServerError { return error }
@@ -36,7 +34,6 @@ enum TransportErrorMapper {
             code: .transport, message: "The request failed because of a network error.", underlyingError: error)
     }
 
-    /// The code and readable message for a `URLError` code.
     static func classify(_ code: URLError.Code) -> (BaseServerError.Code, String?) {
         switch code {
         case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff:

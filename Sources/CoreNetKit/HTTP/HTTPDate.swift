@@ -7,13 +7,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// HTTP dates (RFC 9110 §5.6.7), as `Date`, `Expires`, `Last-Modified` and `Retry-After`
-/// carry them: the IMF-fixdate form every current server sends (`Sun, 06 Nov 1994 08:49:37 GMT`),
-/// and the obsolete RFC 850 and asctime forms.
-///
-/// The cache reads several of these per response, so the common form is parsed by hand, without
-/// a `DateFormatter` (creating one costs far more than the parse); only the obsolete forms, which
-/// a recipient must still accept, fall back to formatters.
+/// HTTP dates (RFC 9110 §5.6.7): the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) and the obsolete RFC 850
+/// and asctime forms. IMF-fixdate is parsed by hand, as the cache reads several per response and a `DateFormatter`
+/// costs far more than the parse; only the obsolete forms, which a recipient must still accept, use formatters.
 enum HTTPDate {
     private static let obsoleteFormats = ["EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -32,7 +28,7 @@ enum HTTPDate {
         formatter("EEE, dd MMM yyyy HH:mm:ss zzz").string(from: date)
     }
 
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`: fixed positions, so no formatter is needed.
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`: fixed positions.
     private static func parseIMFFixdate(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "),
@@ -57,15 +53,13 @@ enum HTTPDate {
         return value
     }
 
-    /// `date` in UTC as ISO 8601 with milliseconds, cut rather than rounded
-    /// (`2026-11-27T13:34:55.123Z`, as JavaScript's `toISOString()` writes it).
+    /// `date` in UTC as ISO 8601 with milliseconds truncated (`2026-11-27T13:34:55.123Z`, like JS `toISOString()`).
     static func iso8601(_ date: Date) -> String {
         withISO8601(date) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Calls `body` with the ASCII bytes of ``iso8601(_:)``: written digit by digit into memory
-    /// on the stack for the years 0–9999, where Foundation's style cost ten times as much, so
-    /// that a HAR writer copies them without a string made for each entry.
+    /// Calls `body` with the ASCII bytes of ``iso8601(_:)``, written on the stack for years 0–9999 (Foundation's
+    /// style is ten times slower), so a HAR writer needs no string per entry.
     static func withISO8601<Result>(_ date: Date, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let written = withUnsafeMutableBytes(of: &text) { iso8601(date, into: $0) }
@@ -124,8 +118,7 @@ enum HTTPDate {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's
-    /// days-from-civil).
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's days-from-civil).
     private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

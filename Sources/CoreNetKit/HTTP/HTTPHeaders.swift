@@ -6,14 +6,12 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// HTTP header fields: an ordered list of (name, value) pairs whose names compare
-/// case-insensitively, with repeated fields kept as they were sent or received.
+/// HTTP header fields: an ordered list of (name, value) pairs whose names compare case-insensitively, with
+/// repeated fields kept as they were sent or received.
 ///
-/// HTTP lets a field appear more than once (`Set-Cookie`, `WWW-Authenticate`, `Link`, `Vary`).
-/// The subscript is for the common case: it joins the values of a repeated field with `", "`,
-/// which RFC 9110 §5.3 says means the same for every list-based field. `Set-Cookie` is the
-/// exception (its values contain commas and cannot be joined): its subscript gives the first
-/// value, and ``values(for:)`` gives every value of any field.
+/// The subscript joins a repeated field's values with `", "` (equivalent for list-based fields, RFC 9110 §5.3),
+/// except `Set-Cookie`, whose values contain commas: its subscript gives the first value. ``values(for:)`` gives
+/// every value of any field.
 ///
 /// ```swift
 /// let cookies = response.headers.values(for: "Set-Cookie")   // ["a=1; Path=/", "b=2"]
@@ -32,9 +30,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         self.init(sortingByName: dictionary.map { (name: $0.key, value: $0.value) })
     }
 
-    /// Headers from the fields of a dictionary, sorted by name as `init(_: [String: String])`
-    /// sorts them (for a caller that built the array itself, checking each field on the way).
-    /// Consumes `fields`: a caller's last use of its array is sorted in place, not copied first.
+    /// Headers sorted by name as `init(_: [String: String])` sorts them; consumes `fields` to sort in place.
     init(sortingByName fields: consuming [(name: String, value: String)]) {
         fields.sort { $0.name < $1.name }
         self.fields = fields
@@ -45,11 +41,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
-    /// The value of the field `name`, compared case-insensitively: a repeated field's values
-    /// joined with `", "` (`Set-Cookie`'s first value only); `nil` if absent.
-    ///
-    /// Setting replaces every field of that name with one field at the end; setting `nil`
-    /// removes them.
+    /// The value of the field `name` (case-insensitive), repeats joined with `", "` (`Set-Cookie`: first value
+    /// only); `nil` if absent. Setting replaces every such field with one at the end; `nil` removes them.
     public subscript(name: String) -> String? {
         get {
             var joined: String?
@@ -92,11 +85,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The number of fields, repeats counted.
     public var count: Int { fields.count }
 
-    /// Whether there is no field.
+    /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
-    /// The fields as a dictionary, for APIs that take one (`URLRequest.allHTTPHeaderFields`):
-    /// repeats joined with `", "` (`Cookie` with `"; "`), the first spelling of each name kept.
+    /// The fields as a dictionary (for `URLRequest.allHTTPHeaderFields`): repeats joined with `", "` (`Cookie`
+    /// with `"; "`), the first spelling of each name kept.
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         result.reserveCapacity(fields.count)
@@ -126,9 +119,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    /// Whether two field names are the same, ASCII case-insensitively (field names are tokens).
-    /// Compared on the strings' bytes where they are stored contiguously (nearly always):
-    /// a generic walk of two `UTF8View`s costs several times as much per byte.
+    /// Whether two field names (tokens) are equal, ASCII case-insensitively; compares contiguous bytes when it can,
+    /// as walking two `UTF8View`s is several times slower.
     static func matches(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
@@ -147,10 +139,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 }
 
 extension StringProtocol {
-    /// The text without the spaces and tabs around it: the optional whitespace HTTP allows around
-    /// a field's value (RFC 9110 §5.6.3). Foundation's `trimmingCharacters(in: .whitespaces)`
-    /// bridges to `NSString` on Linux: about 8 µs for one `Content-Length`, a fortieth of a
-    /// request's client CPU over AsyncHTTPClient.
+    /// The text without surrounding spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3); avoids
+    /// `trimmingCharacters(in:)`, which bridges to `NSString` on Linux.
     var trimmingHTTPWhitespace: Substring {
         let text = Substring(self)
         let bytes = text.utf8

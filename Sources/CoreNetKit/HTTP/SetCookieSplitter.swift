@@ -6,9 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Splits a folded `Set-Cookie` value (Foundation joins repeated fields with `", "`) back into
-/// its cookies: a comma separates two cookies only where a `name=` follows it, so the comma in
-/// an `Expires=Wed, 21 Oct 2026 07:28:00 GMT` date stays inside its cookie.
+/// Splits a `Set-Cookie` value Foundation folded with `", "` into its cookies: a comma splits only where `name=`
+/// follows, so the comma in `Expires=Wed, 21 Oct 2026 07:28:00 GMT` stays inside its cookie.
 import Foundation
 
 enum SetCookieSplitter {

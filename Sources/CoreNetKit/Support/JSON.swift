@@ -62,9 +62,7 @@ public enum JSON: Sendable, Hashable {
         return nil
     }
 
-    /// Parses JSON text.
-    ///
-    /// - Throws: `DecodingError` when `data` is not valid JSON.
+    /// Parses JSON text; throws `DecodingError` when `data` is not valid JSON.
     public init(data: Data) throws {
         self = try JSONDecoder().decode(JSON.self, from: data)
     }

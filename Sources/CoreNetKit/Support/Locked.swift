@@ -16,16 +16,13 @@ import Darwin
 
 /// A value guarded by a lock: the only place the library keeps shared mutable state.
 ///
-/// One allocation: a reference to a buffer that holds the value and the lock (an `NSLock`, or a
-/// class around the buffer, would be a second object per lock, and contexts, transfers and pool
-/// members each have one). Copies share the buffer. The closure passed to ``withLock(_:)`` must
-/// be short and synchronous and must not call out to user code.
+/// One allocation holding value and lock (an `NSLock` would be a second object); copies share it. The closure
+/// passed to ``withLock(_:)`` must be short and synchronous and must not call out to user code.
 struct Locked<Value>: @unchecked Sendable {
     // safe: the value is read and written only between `lock()` and `unlock()` of `storage`'s lock
     private let storage: LockedStorage<Void, Value>
 
-    /// A lock holding `value`, built in place (an autoclosure: a struct of many fields is not
-    /// copied into the lock's storage and then destroyed).
+    /// A lock holding `value`, built in place (the autoclosure avoids copying a large struct into storage).
     init(_ value: @autoclosure () -> Value) {
         storage = LockedStorage.create { LockedFields(constants: (), state: value()) }
     }
@@ -41,13 +38,9 @@ struct Locked<Value>: @unchecked Sendable {
     }
 }
 
-/// Constants and a lock-protected state kept with their lock in one allocation: what an object
-/// made for every request (its deadline, the Task of a request run inline) is, where a class
-/// holding a ``Locked`` would be two allocations. Copies share the one object.
-///
-/// A class cannot hold the lock in its own allocation (only `ManagedBuffer` tail-allocates), and
-/// a `ManagedBuffer` subclass cannot be `Sendable`: so the object is this struct's one reference,
-/// and the struct is the `Sendable` handle.
+/// Constants and a locked state in one allocation with their lock, for per-request objects (a class holding a
+/// ``Locked`` would be two). Copies share the object. A struct because only `ManagedBuffer` tail-allocates, and a
+/// `ManagedBuffer` subclass cannot be `Sendable`: this struct is its `Sendable` handle.
 struct LockedObject<Constants, State>: @unchecked Sendable {
     // safe: `State` is read and written only between `lock()` and `unlock()` of `storage`'s lock;
     // `Constants` is written once, when the object is made, before any copy of it is shared
@@ -58,8 +51,7 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
         storage = LockedStorage.create { LockedFields(constants: constants(), state: state()) }
     }
 
-    /// Runs `body` with the constants (in place: read a field through the pointer, and nothing
-    /// is copied) and the state, under the lock.
+    /// Runs `body` with the constants (in place, not copied) and the state, under the lock.
     @inline(__always)
     func withLock<R>(_ body: (UnsafePointer<Constants>, inout State) throws -> R) rethrows -> R {
         try storage.withLockedState(body)
@@ -81,7 +73,6 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
     }
 }
 
-/// The fields of a ``LockedStorage``: its constants and its state.
 struct LockedFields<Constants, State> {
     let constants: Constants
     var state: State
@@ -89,7 +80,7 @@ struct LockedFields<Constants, State> {
 
 /// One allocation: the fields as the header, the lock as the one tail element.
 final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constants, State>, PlatformLock> {
-    /// The storage, its fields made by `fields` right where they live.
+    /// The storage, its fields built in place by `fields`.
     static func create(_ fields: () -> LockedFields<Constants, State>) -> LockedStorage {
         let buffer = create(minimumCapacity: 1) { _ in fields() }
         // The header is initialised; the lock lives in the element storage.
@@ -106,9 +97,8 @@ final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constant
         }
     }
 
-    /// The constants in `fields`: its first stored property, so at its start (a struct's stored
-    /// properties are laid out in the order they are declared), and memory bound to a struct is
-    /// bound to the types of its stored properties too.
+    /// The constants in `fields`: its first stored property, so at its start (stored properties are laid out in
+    /// declaration order, and memory bound to a struct is bound to its properties' types too).
     @inline(__always)
     static func constants(in fields: UnsafeMutablePointer<LockedFields<Constants, State>>) -> UnsafePointer<Constants> {
         UnsafeRawPointer(fields).assumingMemoryBound(to: Constants.self)

@@ -7,14 +7,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A result that is set once and awaited once: the library's one one-shot waiter.
 ///
-/// The first `resume(_:)` wins; later ones are ignored. The waiter may come before or after
-/// the result: `set(_:)` with a continuation, or `value`. A result that is already there can
-/// be taken without suspending (`completedResult`), so work that finishes synchronously needs
-/// no continuation and no trip through the executor. It is a `Locked` state, so one allocation.
-/// The lock and `done` let exactly one `resume(_:)` reach the (checked) continuation.
+/// The first `resume(_:)` wins; later ones are ignored. The waiter (`set(_:)` or `value`) may come before or after
+/// the result; a result already there is taken without suspending (`completedResult`). The lock and `done` let
+/// exactly one `resume(_:)` reach the checked continuation.
 typealias OneShot<Value: Sendable> = Locked<OneShotState<Value>>
 
-/// The state of a OneShot.
 struct OneShotState<Value: Sendable>: OneShotStorage {
     var continuation: CheckedContinuation<Value, any Error>?
     var early: Result<Value, any Error>?
@@ -33,7 +30,6 @@ protocol OneShotStorage {
 }
 
 extension Locked where Value: OneShotStorage {
-    /// An empty one-shot waiter.
     init() {
         self.init(Value())
     }

@@ -6,9 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Type names as `String(describing:)` prints them, kept once per type: printing a type's name
-/// walks its metadata (about 10k instructions), and monitors name the same stages and models on
-/// every request. A program has a bounded number of types, so the table stays small.
+/// `String(describing:)` type names, cached per type: printing one walks metadata, and monitors name the same types
+/// on every request. The table stays small since a program has a bounded number of types.
 enum TypeNames {
     private static let names = Locked<[ObjectIdentifier: String]>([:])
 

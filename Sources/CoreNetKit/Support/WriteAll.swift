@@ -7,10 +7,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Writes all of `bytes` to the file `fd` from `offset`, in one system call when the kernel
-/// takes them at once (`pwrite`, retried after an interrupt or a short write).
-///
-/// - Returns: `0`, or the `errno` of the write that failed.
+/// Writes all of `bytes` to `fd` at `offset` with `pwrite`, retried after an interrupt or short write.
+/// Returns `0`, or the `errno` of the failed write.
 func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int) -> Int32 {
     guard let base = bytes.baseAddress else { return 0 }
     var written = 0

@@ -13,14 +13,12 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
-    /// Begins `request`'s exchange on AsyncHTTPClient's delegate API: the client's event loop
-    /// reports the head, each part of the body and its end straight to `events`, with no Task of
-    /// the transport's own in between, and reads the next part from the socket only once the
-    /// pipeline asks for more (``TransportExchange/pause()`` holds it back). Redirects are
-    /// followed and gzip/deflate bodies inflated as in ``send(_:)``.
+    /// Begins `request`'s exchange on AsyncHTTPClient's delegate API: the event loop reports head, body parts and
+    /// end straight to `events` (no Task in between) and reads the next part only when the pipeline asks
+    /// (``TransportExchange/pause()`` holds it back). Redirects and inflation work as in ``send(_:)``.
     ///
-    /// A body that is pulled in chunks (a stream, a file, or bytes large enough that their upload
-    /// progress is watched) is sent through ``send(_:)`` in a Task instead.
+    /// A body pulled in chunks (a stream, a file, or large bytes whose upload is watched) goes through ``send(_:)``
+    /// in a Task instead.
     public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
         guard request.body.isEmpty || Self.wholeBytes(request.body) != nil else {
             return SendingTask(request, events: events) { [self] in try await send($0) }
@@ -33,7 +31,6 @@ extension AsyncHTTPClientTransport {
         return exchange
     }
 
-    /// `request` as AsyncHTTPClient's delegate API takes it, its body in one buffer.
     fileprivate func clientRequest(_ request: TransportRequest) throws -> HTTPClient.Request {
         var body: HTTPClient.Body?
         if let data = Self.wholeBytes(request.body) {
@@ -48,26 +45,23 @@ extension AsyncHTTPClientTransport {
 
 /// One exchange on AsyncHTTPClient's delegate API (``AsyncHTTPClientTransport/start(_:events:)``).
 ///
-/// AsyncHTTPClient calls the delegate's methods on the request's event loop, one at a time, and
-/// does not read the next part of the body until the future returned for the last one completes:
-/// while the pipeline has the exchange paused, that future waits on ``State/demand``.
+/// AsyncHTTPClient calls the delegate on the request's event loop, one call at a time, and reads the next body
+/// part only when the future returned for the last completes: while paused, it waits on ``State/demand``.
 final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelegate {
     typealias Response = Void
 
     private struct State {
-        /// The client's task for the request on the wire.
         var task: HTTPClient.Task<Void>?
         /// The request on the wire: the first, or where the last redirect pointed.
         var request: TransportRequest
         var redirects = 0
-        /// Where the response in hand redirects to: its body is dropped, and the next request
-        /// goes out once it has ended.
+        /// Where the response in hand redirects to: its body is dropped; the next request goes out once it ended.
         var next: TransportRequest?
         /// Inflates a gzip or deflate body; the part in hand that is not yet inflated.
         var inflater: InflatedChunks.Inflater?
         var compressed = ByteBuffer()
         var paused = false
-        /// What the client waits on to read the next part, while the exchange is paused.
+        /// What the client waits on to read the next part while paused.
         var demand: EventLoopPromise<Void>?
         var cancelled = false
     }
@@ -84,7 +78,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         self.state = Locked(State(request: request))
     }
 
-    /// Sends `request` (the first, or a redirect's), unless the exchange was cancelled.
+    /// Sends `request` (the first, or a redirect's), unless cancelled.
     func execute(_ request: TransportRequest) {
         let clientRequest: HTTPClient.Request
         do {
@@ -93,8 +87,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
             return events.fail(AsyncHTTPClientTransport.map(error))
         }
         let task = transport.client.execute(request: clientRequest, delegate: self, eventLoop: .indifferent)
-        // The task's result, not the delegate's last call: a client that is shut down fails the
-        // task without calling the delegate.
+        // The task's result, not the delegate: a shut-down client fails the task without calling the delegate.
         task.futureResult.whenComplete { [self] result in completed(result) }
         let cancelled = state.withLock { state in
             state.task = task
@@ -109,8 +102,8 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         state.withLock { $0.paused = true }
     }
 
-    /// Lets the client read the next part. Carried out on the event loop: the pipeline asks under
-    /// its own lock, which the next part's event takes again.
+    /// Lets the client read the next part, on the event loop: the pipeline calls under its lock, which the next
+    /// part's event takes again.
     func resume() {
         let demand: EventLoopPromise<Void>? = state.withLock { state in
             state.paused = false
@@ -191,8 +184,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
 
     // MARK: Carrying out
 
-    /// A future completed when the client may read the next part: at once, or once the pipeline
-    /// asks for more.
+    /// Completes when the client may read the next part: at once, or when the pipeline asks for more.
     private func demand(on loop: any EventLoop) -> EventLoopFuture<Void> {
         state.withLock { state in
             guard state.paused, !state.cancelled else { return loop.makeSucceededVoidFuture() }
@@ -202,8 +194,8 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// Inflates the part in hand a step at a time and hands each piece on, until the part is used
-    /// up or the pipeline pauses the exchange; the future completes when the client may read on.
+    /// Inflates the part in hand step by step, handing each piece on until it is used up or the exchange pauses;
+    /// completes when the client may read on.
     private func inflate(on loop: any EventLoop) -> EventLoopFuture<Void> {
         do {
             while let chunk = try nextInflated() {
@@ -216,8 +208,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// The next inflated piece of the part in hand, or of the body's end after `finish`; `nil`
-    /// when it needs more.
+    /// The next inflated piece of the part in hand (or of the end, after `finish`); `nil` when it needs more.
     private func nextInflated(finish: Bool = false) throws -> Data? {
         try state.withLock { state in
             guard let inflater = state.inflater else { return nil }
@@ -231,8 +222,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// The client's task ended: the next request of a redirect goes out, or the body's end (with
-    /// the inflater's last bytes) or the failure is reported.
+    /// The task ended: send a redirect's next request, or report the end (with the inflater's last bytes) or failure.
     private func completed(_ result: Result<Void, any Error>) {
         let (next, url, demand) = state.withLock { state in
             defer {

@@ -17,15 +17,12 @@ import NIOEmbedded
 import NIOHTTP1
 import NIOHTTPCompression
 
-/// A gzip or deflate response body inflated as the pipeline reads it, a kilobyte of compressed
-/// input at a time: the pipeline's budget (``NetworkConfiguration/maximumResponseBodySize``)
-/// bounds what it inflates however far the body would go, and no ratio refuses a small body that
-/// compresses well. The transport inflates only bodies it asked to be compressed (the request had
-/// no `Accept-Encoding` of its own).
+/// A gzip or deflate body inflated as the pipeline reads it, a kilobyte of input at a time, so
+/// ``NetworkConfiguration/maximumResponseBodySize`` bounds the output and no ratio limit refuses a small body. Only
+/// bodies the transport asked to be compressed (no caller `Accept-Encoding`) are inflated.
 struct InflatedChunks: AsyncSequence, Sendable {
     typealias Element = Data
-    /// Compressed bytes inflated in one step: at most about 1 MB of output at deflate's largest
-    /// ratio, so little is inflated beyond what the reader asked for.
+    /// Compressed bytes per step: at most ~1 MB of output at deflate's top ratio, so little is inflated unasked.
     static let step = 1024
 
     let body: HTTPClientResponse.Body
@@ -69,8 +66,7 @@ struct InflatedChunks: AsyncSequence, Sendable {
         }
     }
 
-    /// A failure to inflate as `URLError.cannotDecodeContentData`, as URLSession reports it;
-    /// any other error as the transport maps it.
+    /// An inflate failure as `URLError.cannotDecodeContentData` (as URLSession reports it); others as mapped.
     static func decodingError(_ error: any Error) -> any Error {
         guard error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError
         else { return AsyncHTTPClientTransport.map(error) }

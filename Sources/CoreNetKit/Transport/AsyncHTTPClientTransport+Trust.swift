@@ -15,30 +15,23 @@ import FoundationNetworking
 import NIOSSL
 
 extension AsyncHTTPClientTransport {
-    /// Creates a transport over a client of its own that applies `serverTrust` to its
-    /// connections.
+    /// Creates a transport over a client of its own that applies `serverTrust` to its connections.
     ///
-    /// Each host with a rule gets its own TLS configuration, set on its requests
-    /// (`HTTPClientRequest.tlsConfiguration`); AsyncHTTPClient keeps a connection pool per TLS
-    /// configuration, so its connections are never shared with other hosts' and HTTP/2 still
-    /// multiplexes its requests on one connection. Verification stays BoringSSL's, with the
-    /// host name checked:
+    /// Each host with a rule gets its own TLS configuration on its requests; AsyncHTTPClient pools connections per
+    /// TLS configuration, so they are never shared with other hosts and HTTP/2 still multiplexes. BoringSSL
+    /// verifies, host name included:
     /// - extra authorities are added to the system's roots (`additionalTrustRoots`);
-    /// - pins become the host's *only* roots (`trustRoots`), so a chain is accepted only if it
-    ///   leads to a pinned certificate. BoringSSL accepts only self-signed anchors, so a pin must
-    ///   be a self-signed certificate: a root CA, or a self-signed leaf whose key usage (if it
-    ///   has one) includes certificate signing. AsyncHTTPClient 1.37
-    ///   offers no verification callback and no access to the peer's chain
-    ///   (swift-server/async-http-client#285), so a public-key pin, or a pin of a certificate
-    ///   signed by another, cannot be enforced: they throw here rather than silently not pin.
+    /// - pins become the host's *only* roots (`trustRoots`). BoringSSL accepts only self-signed anchors, so a pin
+    ///   must be a root CA or a self-signed leaf whose key usage (if any) includes certificate signing.
+    ///   AsyncHTTPClient 1.37 gives no access to the peer's chain (swift-server/async-http-client#285), so public-key
+    ///   pins and pins of certificates signed by another cannot be enforced: they throw rather than silently not pin.
     ///
     /// - Parameters:
-    ///   - configuration: The client's configuration; its `tlsConfiguration` (or the default
-    ///     client configuration) is the base every host's configuration starts from.
+    ///   - configuration: The client's configuration; its `tlsConfiguration` (or the default) is every host's base.
     ///   - serverTrust: The extra trust and pins per host.
     ///   - bodyBufferLimit: See ``init(configuration:bodyBufferLimit:)``.
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` for a
-    ///   pin this transport cannot enforce, or a certificate BoringSSL cannot read.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error for a pin this transport cannot enforce, or
+    ///   a certificate BoringSSL cannot read.
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
         serverTrust: ServerTrustPolicy,
@@ -52,7 +45,6 @@ extension AsyncHTTPClientTransport {
         self.init(configuration: configuration, trustByHost: byHost, bodyBufferLimit: bodyBufferLimit)
     }
 
-    /// `base` with `rule` applied for `host`.
     static func tlsConfiguration(base: TLSConfiguration, host: String, rule: ServerTrustPolicy.Rule) throws
         -> TLSConfiguration
     {
@@ -89,8 +81,8 @@ extension AsyncHTTPClientTransport {
         }
     }
 
-    /// A TLS failure that means the server's certificate was refused, as the `URLError` the
-    /// mapper turns into ``BaseServerError/Code-swift.struct/serverTrust``; `nil` for any other error.
+    /// A TLS failure refusing the server's certificate, as a `URLError` that maps to
+    /// ``BaseServerError/Code-swift.struct/serverTrust``; `nil` for any other error.
     static func trustFailure(_ error: any Error, url: URL) -> URLError? {
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             return ServerTrustFailure.error(
@@ -105,8 +97,7 @@ extension AsyncHTTPClientTransport {
             return ServerTrustFailure.error(
                 .serverCertificateHasBadDate, url: url, reason: "it has expired", underlying: error)
         }
-        // BoringSSL reports only CERTIFICATE_VERIFY_FAILED: the reason (unknown CA, expiry, pin)
-        // stays inside the handshake, so the message names every possibility.
+        // BoringSSL reports only CERTIFICATE_VERIFY_FAILED, so the message names every possible reason.
         return ServerTrustFailure.error(
             .serverCertificateUntrusted, url: url,
             reason: "BoringSSL could not verify it (an unknown or untrusted certificate authority, an expired or "

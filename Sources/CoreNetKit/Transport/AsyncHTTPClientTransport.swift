@@ -18,42 +18,34 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
-/// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times the throughput of
-/// FoundationNetworking's `URLSession` at a third of its CPU cost per request.
-///
-/// Available with the package trait `AsyncHTTPClient`:
+/// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times FoundationNetworking's throughput at
+/// a third of its CPU per request. Available with the package trait `AsyncHTTPClient`:
 ///
 /// ```swift
 /// .package(url: "https://github.com/corenetkit/CoreNetKit.git", from: "0.1.0", traits: ["AsyncHTTPClient"])
 /// ```
 ///
-/// It behaves like ``URLSessionTransport``: the request's timeout bounds the whole exchange,
-/// cancelling the awaiting Task cancels the request, and redirects (up to 20) are followed by the
-/// transport itself so that `Authorization`, `Proxy-Authorization` and `Cookie` never go to
-/// another origin. A client you pass in should be configured with
-/// `redirectConfiguration: .disallow` for that policy to apply; the transport's own client is.
+/// Like ``URLSessionTransport``, the timeout bounds the whole exchange, cancelling the awaiting Task cancels the
+/// request, and the transport follows redirects (up to `maximumRedirects`, 20) itself, so `Authorization`,
+/// `Proxy-Authorization` and `Cookie` never go to another origin. A client you pass in needs
+/// `redirectConfiguration: .disallow` for that to apply; the transport's own client has it.
 public final class AsyncHTTPClientTransport: Transport {
     /// The client requests go through.
     public let client: HTTPClient
     private let ownsClient: Bool
-    /// The TLS configuration of each host with a trust rule (see AsyncHTTPClientTransport+Trust.swift).
     let trustByHost: [String: TLSConfiguration]
     /// The most redirects followed for one request.
     public static let maximumRedirects = RedirectPolicy.maximumRedirects
 
-    /// Whether the transport asks for gzip/deflate bodies and inflates them as the pipeline reads
-    /// them (its own client, with AsyncHTTPClient's decompression off).
+    /// Whether the transport asks for gzip/deflate and inflates bodies itself (its own client, decompression off).
     let inflatesBodies: Bool
 
-    /// The most body bytes (inflated) that wait for the pipeline to read them before the client
-    /// stops reading the socket for that request; it reads on once the pipeline asks for more.
+    /// The most unread (inflated) body bytes before the client stops reading the socket, until the pipeline asks.
     public let bodyBufferLimit: Int
 
-    /// The configuration the transport's own client uses: redirects left to the transport,
-    /// connection failures reported at once rather than retried until the deadline, and
-    /// AsyncHTTPClient's decompression off: the transport asks for gzip/deflate bodies itself and
-    /// inflates them as the pipeline reads them, so that ``NetworkConfiguration/maximumResponseBodySize``
-    /// bounds the inflated size and no compression ratio refuses a small body.
+    /// The own client's configuration: redirects left to the transport, connection failures reported at once (not
+    /// retried until the deadline), and decompression off, so the transport inflates bodies itself and
+    /// ``NetworkConfiguration/maximumResponseBodySize`` bounds the inflated size (no ratio limit refuses small ones).
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -62,17 +54,12 @@ public final class AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
-    /// Creates a transport over a client of its own, shut down when the transport is released.
+    /// Creates a transport over a client of its own with `configuration`, shut down when the transport is released.
     ///
-    /// With the configuration's decompression `.disabled` (the default configuration's), the
-    /// transport sends `Accept-Encoding: gzip, deflate` on requests that have none and inflates
-    /// those responses itself, within the pipeline's budget; a request with an `Accept-Encoding`
-    /// of its own gets the body as the server sent it.
-    ///
-    /// - Parameters:
-    ///   - configuration: The client's configuration.
-    ///   - bodyBufferLimit: The most body bytes (inflated) that wait unread per request before
-    ///     the client stops reading the socket; 1 MiB by default.
+    /// With decompression `.disabled` (as by default), the transport sends `Accept-Encoding: gzip, deflate` on
+    /// requests without one and inflates those responses itself, within the pipeline's budget; a request with its
+    /// own `Accept-Encoding` gets the body as sent. `bodyBufferLimit` is the most unread (inflated) body bytes per
+    /// request before the client stops reading the socket; 1 MiB by default.
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
         bodyBufferLimit: Int = 1 << 20
@@ -88,13 +75,9 @@ public final class AsyncHTTPClientTransport: Transport {
         if case .disabled = configuration.decompression { inflatesBodies = true } else { inflatesBodies = false }
     }
 
-    /// Creates a transport over `client`, which the caller owns and shuts down; bodies are
-    /// decompressed (or not) as the client's configuration says.
-    ///
-    /// - Parameters:
-    ///   - client: The client requests go through.
-    ///   - bodyBufferLimit: The most body bytes that wait unread per request before the client
-    ///     stops reading the socket; 1 MiB by default.
+    /// Creates a transport over `client`, which the caller owns and shuts down; bodies are decompressed as its
+    /// configuration says. `bodyBufferLimit`: the most unread body bytes per request before the client stops
+    /// reading the socket; 1 MiB by default.
     public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
@@ -107,15 +90,13 @@ public final class AsyncHTTPClientTransport: Transport {
         if ownsClient { client.shutdown { _ in } }
     }
 
-    /// Sends `request` and returns at the final head; the body is AsyncHTTPClient's own, which
-    /// reads from the socket only as fast as the pipeline pulls it.
+    /// Sends `request` and returns at the final head; the body reads the socket only as fast as the pipeline pulls.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let deadline: NIODeadline =
             request.timeout.isFinite && request.timeout > 0
             ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
         var current = request
-        // Asked for by the transport, so inflated by it; a caller's own Accept-Encoding gets the
-        // bytes as sent.
+        // Inflate only what the transport asked for; a caller's own Accept-Encoding gets the bytes as sent.
         let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
         if inflates { current.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding") }
         for _ in 0...Self.maximumRedirects {
@@ -131,7 +112,6 @@ public final class AsyncHTTPClientTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    /// Sends `current` (the original request, or where a redirect pointed).
     private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
         -> HTTPClientResponse
     {
@@ -153,7 +133,6 @@ public final class AsyncHTTPClientTransport: Transport {
         return trustByHost[host]
     }
 
-    /// `headers` as AsyncHTTPClient takes them.
     static func clientHeaders(_ headers: HTTPHeaders) -> NIOHTTP1.HTTPHeaders {
         var converted = NIOHTTP1.HTTPHeaders()
         converted.reserveCapacity(headers.count)
@@ -161,8 +140,7 @@ public final class AsyncHTTPClientTransport: Transport {
         return converted
     }
 
-    /// The bytes of `body` when they go in one write (few enough for one chunk, or nobody watches
-    /// their upload); `nil` for a body pulled in chunks, and for none.
+    /// The bytes of `body` when sent in one write (one chunk's worth, or no upload observer); else `nil`.
     static func wholeBytes(_ body: RequestBody) -> Data? {
         guard let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize else {
             return nil
@@ -180,8 +158,7 @@ public final class AsyncHTTPClientTransport: Transport {
         return .stream(BufferChunks(body: body), length: body.length.map { .known($0) } ?? .unknown)
     }
 
-    /// The head of `response`, with its body as CoreNetKit chunks (inflated when `inflates` and
-    /// the body is gzip or deflate).
+    /// `response` with its body as CoreNetKit chunks, inflated when `inflates` and it is gzip or deflate.
     private static func response(_ response: HTTPClientResponse, url: URL, inflates: Bool) -> TransportResponse {
         let body =
             inflates && isCompressed(response.headers)
@@ -196,7 +173,6 @@ public final class AsyncHTTPClientTransport: Transport {
             httpVersion: version(response.version))
     }
 
-    /// AsyncHTTPClient's response headers as CoreNetKit's, in their order.
     static func headers(_ headers: NIOHTTP1.HTTPHeaders) -> HTTPHeaders {
         var pairs: [(name: String, value: String)] = []
         pairs.reserveCapacity(headers.count)
@@ -219,8 +195,7 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// AsyncHTTPClient's and NIO's errors as the `URLError`s the pipeline maps once: the codes
-    /// ``URLSessionTransport`` reports for the same faults.
+    /// AsyncHTTPClient's and NIO's errors as the `URLError` codes ``URLSessionTransport`` reports for the same faults.
     static func map(_ error: any Error) -> any Error {
         if error is CancellationError || error is URLError { return error }
         let code: URLError.Code

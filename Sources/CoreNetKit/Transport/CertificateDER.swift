@@ -8,18 +8,14 @@
 
 import Foundation
 
-/// The few parts of a DER-encoded X.509 certificate that trust settings need: its issuer, its
-/// subject and its public key (`SubjectPublicKeyInfo`), as the exact bytes of each field.
-///
-/// Only the outer structure is read (RFC 5280 §4.1): it proves the bytes have the shape of a
-/// certificate, not that it is valid; the transport's TLS stack verifies signatures and dates.
+/// The issuer, subject and `SubjectPublicKeyInfo` bytes of a DER X.509 certificate. Only the outer structure is
+/// read (RFC 5280 §4.1): the shape of a certificate, not its validity, which the TLS stack verifies.
 struct CertificateDER: Sendable {
     let issuer: [UInt8]
     let subject: [UInt8]
     let subjectPublicKeyInfo: [UInt8]
 
-    /// Whether issuer and subject are the same name: a root certificate authority or a
-    /// self-signed certificate, which can be a trust anchor by itself.
+    /// Whether issuer equals subject (a root CA or self-signed certificate, usable as a trust anchor by itself).
     var isSelfIssued: Bool { issuer == subject }
 
     /// Reads `der`; `nil` when it is not a DER certificate.

@@ -18,8 +18,7 @@ enum RedirectPolicy {
     /// The most redirects one request follows, as URLSession does.
     static let maximumRedirects = 20
 
-    /// `redirect` unchanged when it stays on the origin of `previous`; otherwise without the
-    /// credential headers.
+    /// `redirect` unchanged when it stays on `previous`'s origin; otherwise without the credential headers.
     static func strippingCredentials(_ redirect: URLRequest, from previous: URLRequest?) -> URLRequest {
         guard let to = redirect.url, let from = previous?.url, !isSameOrigin(from, to) else { return redirect }
         var stripped = redirect
@@ -27,9 +26,8 @@ enum RedirectPolicy {
         return stripped
     }
 
-    /// The request to send next if a response with `status` and `location` redirects, with the
-    /// method rules browsers and URLSession use (303, and 301/302 after POST, become GET) and
-    /// credentials stripped across origins.
+    /// The next request if `status` and `location` redirect: 303, and 301/302 after POST, become GET (as in browsers
+    /// and URLSession); credentials are stripped across origins.
     static func request(after request: TransportRequest, status: Int, location: String?) -> TransportRequest? {
         guard [301, 302, 303, 307, 308].contains(status), let location,
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,

@@ -8,13 +8,10 @@
 
 import Foundation
 
-/// The body of a request as one value: bytes in memory, a file, or an asynchronous sequence of
-/// chunks with an optional length.
+/// A request body: bytes in memory, a file, or an asynchronous sequence of chunks with an optional length.
 ///
-/// A transport either pulls the body through ``chunks()`` (at its own pace: AsyncHTTPClient) or
-/// hands ``data`` or ``fileURL`` to a system API that reads it by itself (URLSession), and then
-/// reports what that API sent with ``reportSent(_:)``. Upload progress is derived from what was
-/// pulled or reported, once, in the pipeline.
+/// A transport either pulls it through ``chunks()`` at its own pace, or hands ``data`` or ``fileURL`` to a system
+/// API and reports what was sent with ``reportSent(_:)``. The pipeline derives upload progress from either.
 public struct RequestBody: Sendable {
     enum Storage: Sendable {
         case none
@@ -39,8 +36,7 @@ public struct RequestBody: Sendable {
 
     /// The contents of the file at `url`, streamed rather than loaded into memory.
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/fileAccess``
-    ///   when the file cannot be read.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/fileAccess`` error when the file cannot be read.
     public static func file(_ url: URL) throws -> RequestBody {
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
@@ -51,8 +47,8 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// The chunks of `sequence`, iterated once when the request is sent; `length` is the total
-    /// number of bytes when known (it is sent as `Content-Length`, else the body is chunked).
+    /// The chunks of `sequence`, iterated once when sent; `length`, when known, is sent as `Content-Length` (else the
+    /// body is chunked).
     public static func stream<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int64?) -> RequestBody
     where Chunks.Element == Data {
         RequestBody(
@@ -94,14 +90,12 @@ public struct RequestBody: Sendable {
         return false
     }
 
-    /// The body in chunks of at most 64 KiB, read when pulled; what is pulled counts as sent for
-    /// the upload progress. Each iteration starts from the beginning (a stream body can be
-    /// iterated only once).
+    /// The body in chunks of at most 64 KiB, read when pulled; pulled bytes count as sent for upload progress. Each
+    /// iteration starts from the beginning (a stream body can be iterated only once).
     public func chunks() -> RequestBodyChunks {
         RequestBodyChunks(body: self)
     }
 
-    /// The source of one iteration of the body.
     func makeSource() -> RequestBodyChunks.Source {
         switch storage {
         case .none: .data(Data())
@@ -111,8 +105,8 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// Reports that the transport's system API sent `bytes` of the body so far (URLSession's
-    /// `didSendBodyData`); a transport that pulls ``chunks()`` does not call it. Any thread.
+    /// Reports `bytes` of the body sent so far by a system API (URLSession's `didSendBodyData`); not for transports
+    /// that pull ``chunks()``. Any thread.
     public func reportSent(_ bytes: Int64) {
         observer?.sent(bytes, of: length ?? -1)
     }
@@ -159,10 +153,8 @@ public struct RequestBodyChunks: AsyncSequence, Sendable {
             self.observer = observer
         }
 
-        /// The next chunk, `nil` at the end.
-        ///
-        /// - Throws: ``BaseServerError`` `fileAccess` when a file body cannot be read, or what a
-        ///   stream body threw.
+        /// The next chunk, `nil` at the end. Throws a `fileAccess` ``BaseServerError`` when a file body cannot be
+        /// read, or what a stream body threw.
         public mutating func next() async throws -> Data? {
             let chunk: Data?
             switch source {

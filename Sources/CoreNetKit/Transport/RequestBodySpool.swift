@@ -8,9 +8,8 @@
 
 import Foundation
 
-/// Writes a streamed request body to an owner-only scratch file, for a transport whose system
-/// API reads bodies only from memory or a file (URLSession): memory stays bounded whatever the
-/// body's length. The caller removes the file when the request has ended.
+/// Writes a streamed body to an owner-only scratch file for URLSession, which reads bodies only from memory or a
+/// file; memory stays bounded. The caller removes the file when the request has ended.
 enum RequestBodySpool {
     static func write(_ body: RequestBody) async throws -> URL {
         var quiet = body

@@ -10,18 +10,13 @@ import Foundation
 
 /// The body of a response as the pipeline pulls it: an asynchronous sequence of byte chunks.
 ///
-/// A ``Transport`` returns it with the response head; the pipeline iterates it once, at its own
-/// pace, and keeps the request's deadline and size budget while it does. Whoever reads decides
-/// the pace: past ``Transport/bodyBufferLimit`` unread bytes the transport is told to pause
-/// (AsyncHTTPClient then stops reading the socket; URLSession suspends its task on Apple
-/// platforms).
+/// A ``Transport`` returns it with the head; the pipeline iterates it once, keeping the deadline and size budget.
+/// The reader sets the pace: past ``Transport/bodyBufferLimit`` unread bytes the transport is told to pause.
+/// Stopping early (breaking the loop, cancelling the reading Task, dropping the body) closes the connection.
 ///
-/// Stopping early (breaking out of the loop, cancelling the reading Task, or dropping the body
-/// unread) ends the exchange: the transport closes the connection.
-///
-/// A custom transport makes one from bytes in memory (``init(_:)-(Data)``) or from any `Sendable`
-/// asynchronous sequence of `Data` chunks (``init(_:)-(Chunks)``), which should stop producing
-/// and release its connection when its iterator is dropped or its Task is cancelled.
+/// A custom transport makes one from bytes (``init(_:)-(Data)``) or any `Sendable` async sequence of `Data`
+/// (``init(_:)-(Chunks)``), which should stop and release its connection when its iterator is dropped or its Task
+/// is cancelled.
 public struct ResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data
 
@@ -86,12 +81,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
     }
 
-    /// The whole body in memory.
+    /// The whole body in memory, at most `limit` bytes.
     ///
-    /// - Parameter limit: the most bytes accepted.
-    /// - Throws: ``BaseServerError`` with code
-    ///   ``BaseServerError/Code-swift.struct/responseTooLarge`` past `limit` (the rest is not
-    ///   read and the connection is closed), or the transport's error.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/responseTooLarge`` error past `limit` (the rest is not read
+    ///   and the connection is closed), or the transport's error.
     public func collect(upTo limit: Int) async throws -> Data {
         var data = Data()
         for try await chunk in self {

@@ -8,15 +8,13 @@
 
 import Foundation
 
-/// Which server certificates a transport accepts for which hosts, beyond the system's trust
-/// store: extra certificate authorities (an enterprise or test CA) and pins.
+/// Which server certificates a transport accepts for which hosts beyond the system's trust store: extra
+/// certificate authorities (an enterprise or test CA) and pins.
 ///
-/// Hosts without a rule are verified as usual against the system's roots. A host with extra
-/// authorities accepts chains to the system's roots *or* to those authorities. A pinned host
-/// accepts a connection only if the verified chain contains one of its pins; anything else ends
-/// in ``BaseServerError/Code-swift.struct/serverTrust`` before a byte of the request (headers,
-/// `Authorization`, tokens) is sent. Hosts match by exact name, without case; an IP address is a
-/// host of its own.
+/// Hosts without a rule are verified against the system's roots. Extra authorities are accepted *besides* the
+/// system's roots. A pinned host's verified chain must contain one of its pins; anything else ends in
+/// ``BaseServerError/Code-swift.struct/serverTrust`` before any byte of the request is sent. Hosts match by exact
+/// name, case-insensitively; an IP address is a host of its own.
 ///
 /// ```swift
 /// let policy = try ServerTrustPolicy()
@@ -25,15 +23,13 @@ import Foundation
 /// let transport = try AsyncHTTPClientTransport(serverTrust: policy)
 /// ```
 ///
-/// The transport applies it, so what it can do depends on the transport:
-/// - `AsyncHTTPClientTransport`: extra authorities; pins of self-signed certificates (a root CA
-///   or a self-signed leaf), which become the host's only trust anchors. AsyncHTTPClient 1.37
-///   gives no access to the peer's chain, so public-key pins and pins of other certificates
-///   throw when the transport is created.
+/// What is supported depends on the transport (unsupported rules throw when the transport is created):
+/// - `AsyncHTTPClientTransport`: extra authorities, and pins of self-signed certificates (a root CA or self-signed
+///   leaf), which become the host's only trust anchors. No public-key or other pins: AsyncHTTPClient 1.37 gives
+///   no access to the peer's chain.
 /// - ``URLSessionTransport`` on Apple platforms: everything, through the server trust challenge.
-/// - ``URLSessionTransport`` on Linux: nothing. FoundationNetworking (libcurl) has no trust
-///   challenge and reads only the system's CA bundle, so a non-empty policy throws when the
-///   transport is created rather than silently not pin.
+/// - ``URLSessionTransport`` on Linux: nothing, as libcurl has no trust challenge and reads only the system's CA
+///   bundle; a non-empty policy throws rather than silently not pin.
 public struct ServerTrustPolicy: Sendable, Equatable {
     /// What one host accepts.
     public struct Rule: Sendable, Equatable {
@@ -57,11 +53,9 @@ public struct ServerTrustPolicy: Sendable, Equatable {
         rules.isEmpty ? nil : rules[host.lowercased()]
     }
 
-    /// The policy with `certificateAuthorities` (DER) trusted for `hosts` in addition to the
-    /// system's roots.
+    /// The policy with `certificateAuthorities` (DER) trusted for `hosts` in addition to the system's roots.
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when an
-    ///   element is not a DER certificate or `hosts` is empty.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error if an element isn't DER or `hosts` is empty.
     public func trusting(certificateAuthorities: [Data], forHosts hosts: [String]) throws -> ServerTrustPolicy {
         for (index, der) in certificateAuthorities.enumerated() where CertificateDER(der) == nil {
             throw Self.invalid("certificate authority \(index + 1) is not a DER-encoded X.509 certificate")
@@ -69,11 +63,9 @@ public struct ServerTrustPolicy: Sendable, Equatable {
         return try adding(hosts) { $0.certificateAuthorities += certificateAuthorities }
     }
 
-    /// The policy with `pins` required for `hosts`: a connection succeeds only if its chain
-    /// contains at least one of them.
+    /// The policy with `pins` required for `hosts`: a connection succeeds only if its chain contains one of them.
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
-    ///   `pins` or `hosts` is empty.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error if `pins` or `hosts` is empty.
     public func pinning(_ pins: [CertificatePin], forHosts hosts: [String]) throws -> ServerTrustPolicy {
         guard !pins.isEmpty else { throw Self.invalid("no pins were given for \(hosts.joined(separator: ", "))") }
         return try adding(hosts) { $0.pins += pins }
@@ -81,8 +73,7 @@ public struct ServerTrustPolicy: Sendable, Equatable {
 
     /// The DER bytes of every `CERTIFICATE` block in `pem`.
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
-    ///   there is none or a block is not valid base64.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error when there is none or one is invalid.
     public static func certificates(fromPEM pem: String) throws -> [Data] {
         var result: [Data] = []
         var body: String?
@@ -115,8 +106,7 @@ public struct ServerTrustPolicy: Sendable, Equatable {
     }
 }
 
-/// One pin of a ``ServerTrustPolicy``: a certificate, or the public key of one, that a host's
-/// chain must contain.
+/// One pin of a ``ServerTrustPolicy``: a certificate, or a certificate's public key, that a host's chain must contain.
 public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Hashable {
         /// The exact DER bytes of a certificate.
@@ -128,8 +118,7 @@ public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
 
     /// Pins a certificate by its DER bytes: the chain must contain this very certificate.
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
-    ///   `der` is not a DER certificate.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error when `der` is not a DER certificate.
     public static func certificate(_ der: Data) throws -> CertificatePin {
         guard CertificateDER(der) != nil else {
             throw ServerTrustPolicy.invalid("a pinned certificate is not a DER-encoded X.509 certificate")
@@ -137,13 +126,11 @@ public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
         return CertificatePin(kind: .certificate(der))
     }
 
-    /// Pins a public key by the base64 SHA-256 of its `SubjectPublicKeyInfo` (the form of HPKP,
-    /// OkHttp's `sha256/…` and `openssl x509 -pubkey | openssl pkey -pubin -outform der | openssl
-    /// dgst -sha256 -binary | base64`): the chain must contain a certificate with this key,
-    /// whichever certificate it is (keys outlive renewals).
+    /// Pins a public key by the base64 SHA-256 of its `SubjectPublicKeyInfo` (as in HPKP, OkHttp's `sha256/…` and
+    /// `openssl x509 -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`): any
+    /// certificate in the chain with this key matches (keys outlive renewals).
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
-    ///   the text is not the base64 of 32 bytes.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error when the text is not base64 of 32 bytes.
     public static func publicKey(sha256Base64: String) throws -> CertificatePin {
         let text = sha256Base64.hasPrefix("sha256/") ? String(sha256Base64.dropFirst(7)) : sha256Base64
         guard let digest = Data(base64Encoded: text), digest.count == 32 else {
@@ -154,8 +141,7 @@ public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
 
     /// Pins the public key of the DER certificate `der` (see ``publicKey(sha256Base64:)``).
     ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` when
-    ///   `der` is not a DER certificate.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error when `der` is not a DER certificate.
     public static func publicKey(ofCertificate der: Data) throws -> CertificatePin {
         guard let certificate = CertificateDER(der) else {
             throw ServerTrustPolicy.invalid("a certificate to pin the key of is not a DER-encoded X.509 certificate")

@@ -20,15 +20,12 @@ import FoundationNetworking
 /// configuration.transport = transport
 /// ```
 ///
-/// Latency is simulated with `Task.sleep`, so no thread is blocked, and a cancelled Task ends
-/// the wait at once with `CancellationError`.
+/// Latency sleeps on the clock without blocking a thread; a cancelled Task ends it at once with `CancellationError`.
 public struct StubTransport: Transport {
     private let latency: Duration
     private let clock: any NetworkClock
     private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
-    /// The answer of a stub made with ``response(status:body:headers:latency:)``,
-    /// ``json(_:status:latency:)`` or ``failing(with:latency:)`` without latency: reported as soon
-    /// as the exchange starts, with no Task to run.
+    /// A canned answer without latency, reported as soon as the exchange starts, with no Task.
     private let canned: Result<(status: Int, headers: HTTPHeaders, body: Data), any Error>?
 
     /// Creates a stub that answers every request with `respond`, after `latency`.
@@ -95,12 +92,12 @@ public struct StubTransport: Transport {
             try await clock.pause(for: latency)
         }
         try Task.checkCancellation()
-        // A body the stub is given is "sent" as a whole: its progress is reported at once.
+        // The whole body counts as sent at once.
         request.body.reportSent(request.body.length ?? 0)
         return try await respond(request)
     }
 
-    /// The exchange of a canned answer: over before the pipeline can ask anything of it.
+    /// A canned answer's exchange: over before the pipeline can ask anything of it.
     private struct Answered: TransportExchange {
         func pause() {}
         func resume() {}

@@ -14,52 +14,34 @@ import FoundationNetworking
 
 /// Sends HTTP requests: the seam between CoreNetKit and an HTTP client.
 ///
-/// A transport only moves bytes. Everything that watches an exchange — the request's deadline
-/// and idle timeout, the size budget, backpressure, cancellation, progress, writing a download
-/// to its file, streaming to a reader, collecting for decoding — happens in the pipeline, once,
-/// for every transport, on the one path ``start(_:events:)`` opens.
+/// A transport only moves bytes. Deadline and idle timeout, size budget, backpressure, cancellation, progress,
+/// download files, streaming and collecting all happen once in the pipeline, on the path ``start(_:events:)`` opens.
 ///
-/// There are two ways to write one, and a transport implements either:
-/// - **`send(_:)`**, the simple one: return the response head with its body to pull
-///   (``TransportResponse``). The pipeline runs it in a Task of its own, pulls the body as fast
-///   as the reader takes it (pausing past ``bodyBufferLimit`` unread bytes) and cancels that Task
-///   when the request is cancelled or its deadline passes.
-/// - **`start(_:events:)`**, the event source: begin the exchange, report what happens to
-///   ``TransportEvents`` (the head, each chunk of the body, the end or a failure) from any
-///   thread, and return a ``TransportExchange`` the pipeline tells to pause, resume or cancel.
-///   ``URLSessionTransport`` works this way, straight from its delegate's callbacks.
+/// Implement one of the two requirements (each defaults to the other, so implementing neither does not work):
+/// - **`send(_:)`**, the simple one: return the head with its body to pull (``TransportResponse``). The pipeline
+///   runs it in its own Task, pulls the body as the reader takes it (pausing past ``bodyBufferLimit`` unread bytes)
+///   and cancels the Task on cancellation or deadline.
+/// - **`start(_:events:)`**, the event source: begin the exchange, report to ``TransportEvents`` from any thread,
+///   and return a ``TransportExchange`` the pipeline pauses, resumes or cancels (as ``URLSessionTransport`` does).
 ///
-/// Each has a default made from the other, so a transport that implements neither does not
-/// work. Implementations are `Sendable` and follow redirects themselves (never sending
-/// `Authorization`, `Proxy-Authorization` or `Cookie` to another origin); failures are reported
-/// as they come and the pipeline maps them to ``BaseServerError`` once. ``StubTransport``
-/// answers from closures for unit tests. The article <doc:Transports> shows complete custom
-/// transports of both kinds.
+/// Implementations follow redirects themselves, never sending `Authorization`, `Proxy-Authorization` or `Cookie`
+/// to another origin; failures are reported as they come and the pipeline maps them to ``BaseServerError`` once.
+/// ``StubTransport`` answers from closures for unit tests; <doc:Transports> shows complete custom transports.
 public protocol Transport: Sendable {
-    /// Begins the exchange of `request` and returns at once; what happens is reported to
-    /// `events`, in order: the head, the chunks of the body, then the end or a failure.
-    ///
-    /// The pipeline keeps the deadline: when it passes, or the request is cancelled, or the
-    /// reader stops early, the returned exchange is told to ``TransportExchange/cancel()``.
-    ///
-    /// The default runs ``send(_:)`` in a Task and reports what it returns.
+    /// Begins the exchange of `request` and returns at once, reporting to `events` in order: the head, the body's
+    /// chunks, then the end or a failure. On deadline, cancellation or an early-stopping reader, the pipeline calls
+    /// ``TransportExchange/cancel()``. The default runs ``send(_:)`` in a Task and reports what it returns.
     func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange
 
-    /// Sends `request` and returns as soon as the final response head (after redirects and any
-    /// `1xx`) has arrived; the body follows in the response's ``TransportResponse/body``.
-    ///
-    /// Errors of the body (a connection lost mid-body) are thrown by the body's iterator; a
-    /// cancelled Task cancels the request on the wire and throws.
-    ///
-    /// The default starts the exchange with ``start(_:events:)`` (no deadline) and returns its head.
+    /// Sends `request` and returns at the final response head (after redirects and any `1xx`); the body follows in
+    /// ``TransportResponse/body``, whose iterator throws body errors. A cancelled Task cancels the request and throws.
+    /// The default runs ``start(_:events:)`` (no deadline) and returns its head.
     ///
     /// - Throws: the transport's own error (for example `URLError`) or `CancellationError`.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 
-    /// The most unread body bytes the pipeline keeps before it tells the exchange to pause (it
-    /// tells it to go on once half were read). A transport that cannot pause fails the body with
-    /// ``BaseServerError/Code-swift.struct/responseTooLarge`` once 64 times this many wait.
-    /// 1 MiB by default.
+    /// The most unread body bytes before the pipeline pauses the exchange (resumed once half were read); 1 MiB by
+    /// default. A transport that cannot pause fails with ``BaseServerError/Code-swift.struct/responseTooLarge`` at 64×.
     var bodyBufferLimit: Int { get }
 }
 
@@ -79,30 +61,23 @@ extension Transport {
 
 /// A running exchange, as the pipeline controls it: what ``Transport/start(_:events:)`` returns.
 ///
-/// The pipeline calls these from any thread, after the exchange was started, and each may come
-/// more than once or after the exchange ended: an implementation makes them cheap and idempotent.
-/// ``pause()`` and ``resume()`` are called in the order the pipeline decided them, under its
-/// lock: they must return at once and report no event from inside. ``cancel()`` may report its
-/// failure from inside.
+/// Called from any thread, possibly repeatedly or after the end, so make them cheap and idempotent. ``pause()`` and
+/// ``resume()`` are called in order under the pipeline's lock: return at once and report no event from inside.
+/// ``cancel()`` may report its failure from inside.
 public protocol TransportExchange: Sendable {
-    /// The reader is behind: report no more chunks for now (a few already on their way may
-    /// still arrive). A transport that cannot pause does nothing.
+    /// The reader is behind: report no more chunks for now (a few in flight may arrive); no-op if it cannot pause.
     func pause()
     /// The reader wants more: go on reading after ``pause()``.
     func resume()
-    /// Stop the exchange and close its connection; then report a failure (any error: the
-    /// pipeline already knows why it cancelled) or nothing.
+    /// Stop the exchange and close its connection; then report a failure (any error will do) or nothing.
     func cancel()
 }
 
-/// Where a transport reports what happens to one exchange: from any thread, one event at a
-/// time, in order — ``head(statusCode:headers:url:httpVersion:)``, then ``chunk(_:)`` for each
-/// piece of the body, then ``end()`` or ``fail(_:)`` (which may also come instead of the head).
-///
-/// Events after the end, a failure or a cancellation are ignored; a chunk before the head
-/// fails the exchange. A transport that keeps requests in a queue of its own before sending
-/// them reports ``queued()`` from `start` and ``sending()`` when one leaves the queue, so the
-/// deadline does not count the wait.
+/// Where a transport reports one exchange, from any thread, one event at a time, in order:
+/// ``head(statusCode:headers:url:httpVersion:)``, ``chunk(_:)`` per body piece, then ``end()`` or ``fail(_:)``
+/// (which may also replace the head). Events after the end, a failure or a cancellation are ignored; a chunk before
+/// the head fails the exchange. A transport with its own queue reports ``queued()`` from `start` and ``sending()``
+/// when the request leaves it, so the deadline skips the wait.
 public struct TransportEvents: Sendable {
     let driver: ExchangeDriver
 
@@ -116,8 +91,8 @@ public struct TransportEvents: Sendable {
         driver.timedEvent { machine, now in machine.sending(now: now) }
     }
 
-    /// The final response head arrived (after redirects and any `1xx`); `httpVersion` is the
-    /// protocol it came in (``TransportResponse/httpVersion``), `nil` when the transport cannot tell.
+    /// The final response head arrived (after redirects and `1xx`); `httpVersion` as in
+    /// ``TransportResponse/httpVersion``, `nil` if unknown.
     public func head(statusCode: Int, headers: HTTPHeaders, url: URL?, httpVersion: String? = nil) {
         let head = ExchangeHead(statusCode: statusCode, headers: headers, url: url, httpVersion: httpVersion)
         driver.timedEvent { machine, now in machine.receivedHead(head, now: now) }
@@ -139,11 +114,8 @@ public struct TransportEvents: Sendable {
     }
 }
 
-/// What a ``Transport`` sends: method, URL, header fields and body as plain values.
-///
-/// It stays a CoreNetKit value all the way to the transport: building a Foundation `URLRequest`
-/// costs real time on Linux, so only a transport that needs one (``URLSessionTransport``) asks
-/// for ``urlRequest``.
+/// What a ``Transport`` sends: method, URL, header fields and body as plain values (building a `URLRequest` is
+/// costly on Linux, so only a transport that needs one asks for ``urlRequest``).
 public struct TransportRequest: Sendable {
     /// The HTTP method.
     public var method: HTTPMethod
@@ -153,15 +125,12 @@ public struct TransportRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body: none, bytes, a file or a stream of chunks.
     public var body: RequestBody
-    /// The request's deadline in seconds, from the first byte sent to the last byte of the body
-    /// read; `.infinity` for none. The pipeline keeps it; a transport may use it as a backstop
-    /// of its own (URLSession's idle timeout, AsyncHTTPClient's deadline to the head).
+    /// The deadline in seconds from the first byte sent to the body's last byte read; `.infinity` for none. The
+    /// pipeline keeps it; a transport may use it as its own backstop.
     public var timeout: TimeInterval
-    /// Whether the sender reads the whole body before it uses any of it (the pipeline sets it
-    /// for every request whose body is not streamed to service code). The pipeline then hands
-    /// the head over with the first bytes of the body (or its end), which spares a small
-    /// response a wake-up of the waiting Task, whatever the transport. `false` by default: the
-    /// head is handed over as soon as it arrives.
+    /// Whether the whole body is read before any is used (set by the pipeline unless the body is streamed). Then the
+    /// head is handed over with the first body bytes (or the end), sparing a small response a wake-up. `false` by
+    /// default: the head is handed over as soon as it arrives.
     public var bodyIsCollected = false
     /// Creates a transport request.
     public init(
@@ -175,8 +144,7 @@ public struct TransportRequest: Sendable {
         self.timeout = timeout
     }
 
-    /// Creates a transport request from a `URLRequest` (its method, URL, headers, body and
-    /// timeout).
+    /// Creates a transport request from a `URLRequest`'s method, URL, headers, in-memory body and timeout.
     public init(urlRequest: URLRequest) {
         self.init(
             method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
@@ -185,28 +153,23 @@ public struct TransportRequest: Sendable {
             body: urlRequest.httpBody.map { .data($0) } ?? .none, timeout: urlRequest.timeoutInterval)
     }
 
-    /// The request as a Foundation `URLRequest`, built on each read (for URLSession-based
-    /// transports): repeated fields are joined (`Cookie` with `"; "`, others with `", "`), a
-    /// body in memory is its `httpBody`; a file or stream body is not part of it.
+    /// The request as a `URLRequest`, built on each read: repeated fields joined (`Cookie` with `"; "`, others with
+    /// `", "`), an in-memory body as `httpBody`; a file or stream body is left out.
     ///
-    /// On Linux its `timeoutInterval` is `timeout` rounded up to a whole second, plus one: there
-    /// URLSession truncates the interval to whole seconds, so 0.5 s would end the request at once
-    /// (and 1.5 s after one second). The library's own deadline keeps the exact `timeout`; the
-    /// session's timer is only a backstop behind it.
+    /// On Linux `timeoutInterval` is `timeout` rounded up to a whole second, plus one, as URLSession truncates it to
+    /// whole seconds (0.5 s would end at once); the library's deadline keeps the exact `timeout`.
     public var urlRequest: URLRequest {
         var request = URLRequest(
             url: url, cachePolicy: .useProtocolCachePolicy, timeoutInterval: Self.sessionTimeout(timeout))
-        // A request is a GET unless told otherwise; FoundationNetworking normalizes a method it
-        // is given (about 5 µs).
+        // GET is the default; setting a method makes FoundationNetworking normalise it.
         if method != .get { request.httpMethod = method.rawValue }
-        // One assignment costs half of setting the fields one by one (FoundationNetworking).
+        // One assignment is cheaper than setting fields one by one on FoundationNetworking.
         if !headers.isEmpty { request.allHTTPHeaderFields = headers.dictionary }
         request.httpBody = body.data
         return request
     }
 
-    /// The `timeoutInterval` a `URLRequest` gets for `timeout`: a week for none, and on Linux a
-    /// whole number of seconds past it (see ``urlRequest``).
+    /// A `URLRequest`'s `timeoutInterval` for `timeout`: a week for none, on Linux whole seconds past it.
     static func sessionTimeout(_ timeout: TimeInterval) -> TimeInterval {
         guard timeout.isFinite, timeout > 0 else { return 7 * 24 * 3600 }
         #if canImport(FoundationNetworking)
@@ -237,8 +200,7 @@ public struct TransportResponse: Sendable {
     public var body: ResponseBody
     /// The final URL after redirects.
     public var url: URL?
-    /// The protocol the response came in, as an HTTP Archive writes it (`HTTP/1.1`, `HTTP/2.0`);
-    /// `nil` when the transport cannot tell (``URLSessionTransport``: Foundation does not say).
+    /// The protocol, as HAR writes it (`HTTP/1.1`, `HTTP/2.0`); `nil` when unknown (``URLSessionTransport``).
     public var httpVersion: String?
 
     /// Creates a response whose body is pulled from `body`.
@@ -260,8 +222,7 @@ public struct TransportResponse: Sendable {
             statusCode: statusCode, headers: headers, body: ResponseBody(body), url: url, httpVersion: httpVersion)
     }
 
-    /// The length the body has after the transport's decoding: `Content-Length` when there is
-    /// no `Content-Encoding`, else `nil`.
+    /// The body length after the transport's decoding: `Content-Length` without `Content-Encoding`, else `nil`.
     public var expectedLength: Int64? {
         if let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace.lowercased(),
             !coding.isEmpty, coding != "identity"

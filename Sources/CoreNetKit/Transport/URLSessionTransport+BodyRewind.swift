@@ -14,18 +14,13 @@ import FoundationNetworking
 
 /// A request body libcurl wants to send again: the connection it went out on was dropped.
 ///
-/// When a kept-alive connection that libcurl reuses turns out to be dead before any response
-/// byte arrived, libcurl sends the request again on a new connection by itself. For a request
-/// without a body (GET) that works — and is why a server can see more copies of one GET than the
-/// retry policy allows. For a body, libcurl first asks to rewind it; FoundationNetworking (Swift
-/// 6.3) asks the task's delegate for a new body stream, and when there is none it resends the
-/// head alone: the server waits for a body that never comes and the request ends in `timeout`
-/// after the whole timeout (measured: 8.0 s with an 8 s timeout), where AsyncHTTPClient reports
-/// the dropped connection at once.
+/// When a reused kept-alive connection is found dead before any response byte, libcurl resends the request on a
+/// new connection (so a server may see more copies of a GET than the retry policy allows). For a body it asks to
+/// rewind; FoundationNetworking (Swift 6.3) asks the task's delegate for a new stream and, given none, resends the
+/// head alone, so the request waits out its whole timeout.
 ///
-/// This transport answers the rewind by cancelling the task and ends it in `connectionLost`,
-/// as AsyncHTTPClient does: the request may or may not have reached the server, which is the
-/// retry policy's decision (non-idempotent requests are retried only with an `Idempotency-Key`).
+/// This transport cancels the task instead and ends it in `connectionLost`, as AsyncHTTPClient does; whether to
+/// retry is the retry policy's call (non-idempotent requests only with an `Idempotency-Key`).
 extension SessionDelegate {
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
@@ -34,8 +29,7 @@ extension SessionDelegate {
         completionHandler(nil)
         guard let state = state(for: task) else { return }
         state.connectionDropped.withLock { $0 = true }
-        // Asked on FoundationNetworking's work queue, which `cancel()` waits for: cancel from
-        // another thread, once this callback has returned.
+        // Called on the work queue `cancel()` waits for: cancel from another thread after returning.
         let box = TaskCancel(task: task, gate: state.gate)
         DispatchQueue.global().async { box.gate.cancel(box.task) }
     }
@@ -48,8 +42,7 @@ private struct TaskCancel: @unchecked Sendable {  // safe: `URLSessionTask.cance
 }
 
 extension URLSessionTask {
-    /// Routes FoundationNetworking's body-rewind question to `delegate`: FoundationNetworking
-    /// asks a task's own delegate, never the session's.
+    /// Routes the body-rewind question to `delegate`: FoundationNetworking asks the task's delegate, not the session's.
     func routeBodyRewind(to delegate: SessionDelegate) {
         #if canImport(FoundationNetworking)
         self.delegate = delegate

@@ -12,18 +12,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One task's exchange: what the session's delegate hears of it, reported to the pipeline's
-/// ``TransportEvents``, and the task the pipeline pauses, resumes or cancels.
-///
-/// Its delegate-side `var`s need no lock of their own, for two reasons that hold together:
-/// - They are set up before the exchange is published to the delegate, which happens only
-///   through `SessionDelegate`'s locked table, and every delegate callback looks it up through
-///   that same lock.
-/// - After that they are read and written only by delegate callbacks, and URLSession runs those
-///   one at a time on the session's delegate queue, an `OperationQueue` with
-///   `maxConcurrentOperationCount = 1` (see `URLSessionTransport.init`).
-/// What other threads touch (pausing, resuming, cancelling) is in `control`, under its lock.
-// safe: see above — published under the delegate's lock, then mutated only on one serial queue
+/// One task's exchange: delegate callbacks reported to ``TransportEvents``, and the task the pipeline controls.
+// safe: delegate-side `var`s are set before publishing through `SessionDelegate`'s locked table, then touched only
+// on the serial delegate queue; what other threads touch is in `control`, under its lock
 final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     private struct Control {
         var task: SessionTask?
@@ -36,26 +27,20 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     let events: TransportEvents
     let gate = CancelGate()
     private let control = Locked(Control())
-    /// Runs once, when the task completed: frees the host's slot and removes a spooled body.
-    /// Set before the exchange is published to the delegate.
+    /// Runs once the task completed (frees the host slot, removes a spooled body); set before publishing.
     var completed: @Sendable () -> Void = {}
     var response: HTTPURLResponse?
     var received: Int64 = 0
-    /// How many bytes make the whole body, when the head says so plainly: its `Content-Length`,
-    /// without a `Content-Encoding` (libcurl would count the inflated bytes) or a
-    /// `Transfer-Encoding` (which overrides the length). The body ends when they have arrived,
-    /// without waiting for the task to complete.
+    /// `Content-Length` when neither `Content-Encoding` (libcurl counts inflated bytes) nor `Transfer-Encoding`
+    /// is set: the body ends when that many arrived, without waiting for the task to complete.
     private var completeLength: Int64?
-    /// Whether the end of the body was reported (at its announced length, or on completion).
     private var ended = false
-    /// Set when FoundationNetworking was told to give up an HTTP authentication challenge: the
-    /// response and body already received are then the answer (see `urlSession(_:task:didReceive:completionHandler:)`).
+    /// Set when an HTTP auth challenge was cancelled: the response and body already received are the answer.
     var declinedChallenge = false
-    /// Set (from libcurl's thread) when libcurl asked to send the body again because the
-    /// connection was dropped: the task then ends in `networkConnectionLost`.
+    /// Set (on libcurl's thread) when libcurl asked to resend the body after a dropped connection: the task then
+    /// ends in `networkConnectionLost`.
     let connectionDropped = Locked(false)
-    /// Set when the server's certificate was refused by the transport's ``ServerTrustPolicy``:
-    /// why, in words. The task then ends in a trust failure rather than as cancelled.
+    /// Why the ``ServerTrustPolicy`` refused the certificate; the task then ends in a trust failure, not cancelled.
     var trustFailure: String?
 
     init(request: TransportRequest, events: TransportEvents) {
@@ -81,9 +66,7 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     }
 
     func pause() {
-        // FoundationNetworking's suspend() takes the transfer off libcurl's multi handle and
-        // resume() starts it over from the beginning (measured: a 50 MB body arrived as 80 MB),
-        // so there is no way to pause a body on Linux: the pipeline's hard limit bounds it.
+        // On Linux resume() restarts the transfer from the first byte, so never pause; the pipeline's hard limit holds.
         #if !canImport(FoundationNetworking)
         control.withLock { $0.task?.task.suspend() }
         #endif
@@ -106,9 +89,8 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
             events.fail(CancellationError())
         }
         if let task {
-            // From a Dispatch thread: FoundationNetworking's `cancel()` waits (`sync`) for the
-            // session's work queue, which may be busy for seconds (inflating a large compressed
-            // body); blocking a thread of Swift's cooperative pool that long stalls every Task.
+            // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
+            // busy for seconds (inflating a large body), which would stall every Task.
             let gate = gate
             DispatchQueue.global().async { gate.cancel(task.task) }
         }
@@ -116,10 +98,9 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
 
     // MARK: Delegate callbacks, on the session's delegate queue
 
-    /// The final head arrived.
     func receiveHead(_ http: HTTPURLResponse) {
         response = http
-        // Read from the fields once made: each of Foundation's lookups copies them all first.
+        // Look up in our copy: each Foundation lookup copies all fields first.
         let headers = SessionDelegate.headers(of: http)
         let length = http.expectedContentLength
         if length >= 0, headers["Content-Encoding"] == nil, headers["Transfer-Encoding"] == nil {
@@ -234,7 +215,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var error = state.declinedChallenge && state.response != nil ? nil : error
         if error != nil, state.connectionDropped.withLock({ $0 }) { error = URLError(.networkConnectionLost) }
         if let reason = state.trustFailure {
-            // The challenge was cancelled because the policy refused the certificate.
             error = ServerTrustFailure.error(.serverCertificateUntrusted, url: state.request.url, reason: reason)
         }
         state.complete(error: error.map { FoundationFault.normalized($0, state: state) }, task: task)
@@ -246,11 +226,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(fields.count)
         for (name, value) in fields {
-            // Strings in practice; a cast costs about half of interpolating them.
+            // Strings in practice; a cast is cheaper than interpolating.
             let name = name.base as? String ?? "\(name)"
             let value = value as? String ?? "\(value)"
-            // Foundation folds a repeated field into one value; Set-Cookie is split back into
-            // its cookies (a comma inside an `Expires` date is not a separator).
+            // Foundation folds repeated fields; split Set-Cookie back into its cookies.
             if HTTPHeaders.matches(name, "Set-Cookie") {
                 for cookie in SetCookieSplitter.split(value) { headers.append((name: name, value: cookie)) }
             } else {
@@ -262,16 +241,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 }
 
 extension SessionDelegate {
-    /// Answers HTTP authentication challenges (`WWW-Authenticate: Basic`, `Digest`, …) so that
-    /// the 401 reaches the pipeline, which maps it (and refreshes tokens) itself; CoreNetKit never
-    /// answers a challenge with stored credentials. On Apple platforms every challenge (TLS too)
-    /// gets the system's default handling.
+    /// Lets 401s reach the pipeline, which maps them and refreshes tokens; never answers with stored credentials.
+    /// Apple platforms: default handling (which delivers the 401), except server trust with a policy rule.
     ///
-    /// On Linux, FoundationNetworking (Swift 6.3.1) never completes a task whose 401 challenge
-    /// gets `.performDefaultHandling` without a credential (swift-corelibs-foundation #5456), and
-    /// `.rejectProtectionSpace` cancels it. By the time it asks, it has already delivered the 401
-    /// response and its whole body, so the transport cancels the challenge and returns what it
-    /// received. On Apple platforms the default handling delivers the 401 by itself.
+    /// On Linux, FoundationNetworking (Swift 6.3.1) never completes a 401 task given `.performDefaultHandling`
+    /// without a credential (swift-corelibs-foundation #5456). It has already delivered the 401 and its body by
+    /// then, so the challenge is cancelled and what arrived is the answer.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -296,9 +271,8 @@ extension SessionDelegate {
     }
 }
 
-/// FoundationNetworking's (libcurl's) errors for connection faults, as the `URLError` codes
-/// Apple's URLSession and ``AsyncHTTPClientTransport`` use for the same faults, so that both
-/// transports end a fault in the same ``BaseServerError`` code.
+/// libcurl's connection-fault errors as the `URLError` codes Apple's URLSession and ``AsyncHTTPClientTransport``
+/// use, so both transports end a fault in the same ``BaseServerError`` code.
 enum FoundationFault {
     static func normalized(_ error: any Error, state: URLSessionExchange) -> any Error {
         guard let urlError = error as? URLError else { return error }
@@ -312,16 +286,13 @@ enum FoundationFault {
             // libcurl's "Empty reply from server": the connection closed before any response.
             code = .networkConnectionLost
         case .unsupportedURL where state.response == nil && isHTTP(state.request.url):
-            // The URL was sent, so libcurl's "unsupported" is about the response: a status line
-            // that is not HTTP ("Received HTTP/0.9 when not allowed", "Unsupported HTTP version in
-            // response", "Unsupported response code in HTTP response").
+            // The URL was sent, so "unsupported" means a non-HTTP status line ("Received HTTP/0.9 when not allowed").
             code = .cannotParseResponse
         case .unknown where state.response == nil && detail.contains("failed writing header"):
             // FoundationNetworking refused a status line it could not parse (`HTTP/2 200`).
             code = .cannotParseResponse
         case .unknown where state.response != nil:
-            // The body ended early ("transfer closed with n bytes remaining") or was malformed
-            // ("Illegal or missing hexadecimal sequence in chunked-encoding").
+            // Body ended early ("transfer closed with n bytes remaining") or bad chunking.
             let expected = state.response?.expectedContentLength ?? -1
             let truncated = detail.contains("transfer closed") || (expected >= 0 && state.received < expected)
             code = truncated ? .networkConnectionLost : .cannotParseResponse
@@ -336,9 +307,8 @@ enum FoundationFault {
         return scheme == "http" || scheme == "https"
     }
 
-    /// libcurl's words for a refused server certificate ("SSL certificate problem: certificate has
-    /// expired", "SSL: no alternative certificate subject name matches target host name '…'"), as
-    /// the code and reason of a trust failure; `nil` for any other error.
+    /// The trust-failure code and reason for libcurl's refused-certificate message ("SSL certificate problem: …",
+    /// "… matches target host name '…'"); `nil` for any other error.
     static func certificateProblem(_ detail: String) -> (URLError.Code, String)? {
         guard detail.contains("ssl certificate problem") || detail.contains("target host name") else { return nil }
         if detail.contains("expired") { return (.serverCertificateHasBadDate, "it has expired") }

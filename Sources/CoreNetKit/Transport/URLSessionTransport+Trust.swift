@@ -17,26 +17,17 @@ import Security
 extension URLSessionTransport {
     /// Creates a transport over a new session that applies `serverTrust` to its connections.
     ///
-    /// On Apple platforms the session's delegate answers each server trust challenge of a host
-    /// with a rule: it evaluates the chain with the system's roots plus the rule's authorities,
-    /// then requires one of its pins in the chain. A refused certificate cancels the connection
-    /// before the request is sent, and the request ends in
-    /// ``BaseServerError/Code-swift.struct/serverTrust``.
+    /// On Apple platforms the delegate answers each trust challenge of a host with a rule: the chain is evaluated
+    /// with the system's roots plus the rule's authorities, then must contain one of its pins. A refused certificate
+    /// cancels the connection before the request is sent, ending in ``BaseServerError/Code-swift.struct/serverTrust``.
     ///
-    /// On Linux, FoundationNetworking hands TLS to libcurl: it never asks the delegate about
-    /// server trust, exposes no peer certificate, and reads only the system's CA bundle
-    /// (`/etc/ssl/certs/ca-certificates.crt` on Debian and Ubuntu); `URLSessionCertificateAuthorityInfoFile`
-    /// is read on Android only. So a policy with any rule throws here rather than silently not
-    /// pin: use `AsyncHTTPClientTransport` (package trait `AsyncHTTPClient`), or add the CA to
-    /// the system's store (`update-ca-certificates`). An empty policy is accepted everywhere.
+    /// On Linux, libcurl never asks the delegate about trust, exposes no peer certificate and reads only the system
+    /// CA bundle (`URLSessionCertificateAuthorityInfoFile` is Android-only), so a policy with any rule throws rather
+    /// than silently not pin: use `AsyncHTTPClientTransport`, or add the CA to the system store
+    /// (`update-ca-certificates`). An empty policy is accepted everywhere.
     ///
-    /// - Parameters:
-    ///   - configuration: The session's configuration.
-    ///   - maximumConnectionsPerHost: See ``init(configuration:maximumConnectionsPerHost:bodyBufferLimit:)``.
-    ///   - bodyBufferLimit: See ``init(configuration:maximumConnectionsPerHost:bodyBufferLimit:)``.
-    ///   - serverTrust: The extra trust and pins per host.
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/serverTrust`` on Linux
-    ///   when `serverTrust` has a rule.
+    /// Other parameters are as in ``init(configuration:maximumConnectionsPerHost:bodyBufferLimit:)``.
+    /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error on Linux when `serverTrust` has a rule.
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
         maximumConnectionsPerHost: Int? = URLSessionTransport.defaultMaximumConnectionsPerHost,
@@ -61,9 +52,8 @@ extension URLSessionTransport {
 
 #if !canImport(FoundationNetworking)
 extension SessionDelegate {
-    /// Answers a server trust challenge of a host that has `rule`: the system's evaluation with
-    /// the rule's authorities as extra anchors, then the pins. Returns the disposition, the
-    /// credential and, when refused, why in words.
+    /// Answers a trust challenge for a host with `rule`: system evaluation with the rule's authorities as extra
+    /// anchors, then the pins. Returns the disposition, the credential and, when refused, the reason.
     static func evaluate(_ challenge: URLAuthenticationChallenge, rule: ServerTrustPolicy.Rule) -> (
         URLSession.AuthChallengeDisposition, URLCredential?, String?
     ) {
