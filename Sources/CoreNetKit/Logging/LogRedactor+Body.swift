@@ -90,7 +90,7 @@ extension LogRedactor {
         return line.isEmpty || line.contains(" ") ? nil : line
     }
 
-    /// One line per part, its content as ``shown(_:secrets:)`` says or its size.
+    /// One line per part, its content as `shown(_:secrets:)` says or its size.
     private static func redact(multipart body: Data, boundary: String, secrets: [String]) -> String {
         var lines: [String] = []
         for part in multipartParts(body, boundary: boundary) {
