@@ -74,7 +74,7 @@ extension LogRedactor {
         return values.filter { $0.count >= 4 && $0 != mask }
     }
 
-    /// Token-like fields of a JSON, form or multipart body.
+    /// The values of token-like fields of a JSON, form or multipart body.
     static func secretValues(body: Data, contentType: String?) -> [String] {
         var values: [String] = []
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
