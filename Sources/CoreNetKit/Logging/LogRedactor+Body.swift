@@ -14,28 +14,24 @@ import FoundationNetworking
 
 /// Bodies: the one entry point every logged body goes through.
 extension LogRedactor {
-    /// The most text a logged body shows.
     static let bodyLimit = 4096
 
-    /// `body` as text with token-like JSON fields, form fields and `multipart/form-data` fields
-    /// replaced; any other body is returned as text, cut at 4 KiB.
+    /// `body` as text with token-like JSON, form and `multipart/form-data` fields replaced by ``mask``; any other
+    /// body as text cut at 4 KiB.
     public static func redact(body: Data) -> String {
         redact(body: body, contentType: nil, secrets: [])
     }
 
-    /// `body` as it may be logged: a multipart body (named by `contentType`, or recognised by its
-    /// first line) as its parts, secret-named ones masked and files by size only; JSON with
-    /// token-like members masked; a form with token-like fields masked; other text cut at 4 KiB.
-    /// Then every value of `secrets` (what the request sent) is masked wherever it appears.
+    /// Also recognises multipart by `contentType` or its first line (files shown by size only), and masks every
+    /// value of `secrets` (what the request sent) wherever it appears.
     static func redact(body: Data, contentType: String?, secrets: [String]) -> String {
         if let text = redactStructured(body: body, contentType: contentType, secrets: secrets) { return text }
         let prefix = String(decoding: body.prefix(bodyLimit), as: UTF8.self)
         return masking(secrets, in: body.count > bodyLimit ? prefix + "…" : prefix)
     }
 
-    /// `body` with the values of token-like fields replaced, when it reads as a form body
-    /// (`name=value&name=value`, no whitespace); `nil` otherwise. A body that looks like a form
-    /// is redacted whatever its `Content-Type` says, so a mislabelled form never leaks.
+    /// `nil` unless `body` reads as a form (`a=b&c=d`, no whitespace); ignores `Content-Type` so a mislabelled form
+    /// never leaks.
     static func redact(form body: Data) -> String? {
         guard !body.isEmpty, body.count <= 1 << 20 else { return nil }
         let text = String(decoding: body, as: UTF8.self)
@@ -62,8 +58,7 @@ extension LogRedactor {
         }
     }
 
-    /// The body of `request` as it is logged: redacted text, or for a multipart body only its
-    /// size (its files are binary and may be large).
+    /// A multipart body is logged by size only: its files are binary and may be large.
     static func loggedBody(of request: URLRequest) -> String? {
         guard let body = request.httpBody else { return nil }
         if let type = request.value(forHTTPHeaderField: "Content-Type"), type.lowercased().hasPrefix("multipart/") {
@@ -74,8 +69,7 @@ extension LogRedactor {
 
     // MARK: Multipart
 
-    /// The boundary of a multipart body: the `boundary` parameter of a `multipart/…` content
-    /// type, or else the first line of a body that starts with `--<boundary>` and a line break.
+    /// The `boundary` parameter of a `multipart/…` content type, else the first line of a body starting `--<boundary>`.
     static func multipartBoundary(contentType: String?, body: Data) -> String? {
         if let contentType, startsCaseInsensitive(contentType, with: "multipart/") {
             for parameter in contentType.split(separator: ";").dropFirst() {
@@ -96,8 +90,7 @@ extension LogRedactor {
         return line.isEmpty || line.contains(" ") ? nil : line
     }
 
-    /// A multipart body as one line per part: `name="…"` with the value masked when the name is
-    /// secret, shown (redacted as a body of its own type) when it is text, or as its size.
+    /// One line per part, its content as `shown(_:secrets:)` says or its size.
     private static func redact(multipart body: Data, boundary: String, secrets: [String]) -> String {
         var lines: [String] = []
         for part in multipartParts(body, boundary: boundary) {
@@ -111,9 +104,8 @@ extension LogRedactor {
         return text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "…" : text
     }
 
-    /// The fields of a form (`application/x-www-form-urlencoded`) or multipart `body`, decoded
-    /// and redacted as logs show them: a secret-like name's value masked, a file's content left
-    /// out (its value `nil`); `nil` for any other body.
+    /// The fields of a form or multipart `body`, decoded and redacted as logs show them (a file's value `nil`); `nil`
+    /// for any other body.
     static func parameters(of body: Data, contentType: String?, secrets: [String]) -> [MonitoredExchange.Parameter]? {
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
             return multipartParts(body, boundary: boundary).map { part in
@@ -132,8 +124,7 @@ extension LogRedactor {
         }
     }
 
-    /// What a log shows of `part`'s content: masked when its name is secret, redacted as a body
-    /// of its own type when it is text; `nil` for a file or bytes that are not text.
+    /// Masked when its name is secret, redacted as a body of its own type when text; `nil` for a file or binary.
     private static func shown(_ part: LoggedPart, secrets: [String]) -> String? {
         if let name = part.name, isSecret(name: name) { return mask }
         guard part.filename == nil, part.isText, String(validating: part.content, as: UTF8.self) != nil else {
@@ -142,7 +133,6 @@ extension LogRedactor {
         return redact(body: Data(part.content), contentType: part.contentType, secrets: secrets)
     }
 
-    /// One part of a multipart body, as far as a log needs it.
     struct LoggedPart {
         var name: String?
         var filename: String?
@@ -154,8 +144,7 @@ extension LogRedactor {
         }
     }
 
-    /// The parts of a multipart body: what lies between `--boundary` delimiters, split into
-    /// headers and content at the first empty line. A body that does not parse gives no parts.
+    /// Split into headers and content at the first empty line; a body that does not parse gives no parts.
     static func multipartParts(_ body: Data, boundary: String) -> [LoggedPart] {
         let bytes = [UInt8](body.prefix(1 << 20))
         let delimiter = Array("--\(boundary)".utf8)
@@ -208,7 +197,7 @@ extension LogRedactor {
         return nil
     }
 
-    /// The quoted or bare value of `name=` in a header line (`name="password"`).
+    /// The quoted or bare value of `name=` in a header line.
     private static func parameter(_ name: String, in line: String) -> String? {
         for piece in line.split(separator: ";").dropFirst() {
             let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -220,8 +209,7 @@ extension LogRedactor {
 }
 
 extension LogRedactor {
-    /// A multipart, JSON or form `body` redacted as ``redact(body:contentType:secrets:)`` shows
-    /// it; `nil` for any other body (whose text the caller masks or encodes itself).
+    /// `nil` for a body that is not multipart, JSON or a form (the caller masks or encodes its text itself).
     static func redactStructured(body: Data, contentType: String?, secrets: [String]) -> String? {
         let text: String
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
@@ -239,12 +227,9 @@ extension LogRedactor {
         return masking(secrets, in: text)
     }
 
-    /// Whether a JSON or form field of `body` may have a secret-like name (``isSecret(name:)``):
-    /// the body holds `token`, `key`, `password`, `secret`, `sig`, `authorization` or `cookie` in
-    /// any case, or an escape (`\u` in JSON, `%` in a form) that could spell one.
-    ///
-    /// Sixteen places are tested at a time for the first three letters of a word (or `%`, or
-    /// `\u`): a body holds few of them, and only a block with one is looked at byte by byte.
+    /// Whether a field of `body` may have a name ``isSecret(name:)`` matches: it holds `token`, `key`, `password`,
+    /// `secret`, `sig`, `authorization` or `cookie` in any case, or an escape (`\u`, `%`) that could spell one.
+    /// Sixteen bytes are tested at a time (SIMD); only a block with a candidate is read byte by byte.
     static func mayNameSecret(_ body: Data) -> Bool {
         body.withUnsafeBytes { bytes in
             var index = 0
@@ -256,9 +241,7 @@ extension LogRedactor {
         }
     }
 
-    /// Whether one of ``mayNameSecret(_:)``'s words may start in the sixteen bytes of `bytes`
-    /// from `index` (the two after them read too): its first three letters in any case, `%` or
-    /// `\u`. Two letters would not do: `se`, `co` and `pa` start many words of plain text.
+    /// Matches three letters (reading two bytes past the block): `se`, `co` and `pa` start many words of plain text.
     private static func mayStartWord(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
         typealias Bytes = SIMD16<UInt8>
         let raw = bytes.loadUnaligned(fromByteOffset: index, as: Bytes.self)
@@ -284,11 +267,9 @@ extension LogRedactor {
             != 0
     }
 
-    /// ``mayNameSecret(_:)`` for the words that start in `bytes` from `start` to `end`, one byte
-    /// at a time (a word may end past `end`).
+    /// One byte at a time; a word may end past `end`.
     private static func mayNameSecret(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
         Self.secretWordStarts.withUnsafeBufferPointer { starts in
-            /// Whether `word` (lowercase) starts at `index`, in any case.
             func spells(_ word: StaticString, at index: Int) -> Bool {
                 guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
                 for offset in 1..<word.utf8CodeUnitCount
@@ -326,8 +307,7 @@ extension LogRedactor {
         }
     }
 
-    /// For each byte, where ``mayNameSecret(_:)`` looks further: a letter that starts one of
-    /// its words, in lowercase; `%`; a backslash. `0` for any other byte.
+    /// For each byte: the lowercase letter of a word start, `%`, a backslash, or `0`.
     private static let secretWordStarts: [UInt8] = (0...255).map { byte in
         let lowered = UInt8((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
         return "tkpsac%\\".utf8.contains(lowered) ? lowered : 0

@@ -8,11 +8,9 @@
 import Foundation
 
 extension LogRedactor {
-    /// `body`, JSON text, with the value of every secret-named member (``isSecret(name:)``) at
-    /// any depth replaced by ``mask`` in quotes, and the rest as the server wrote it: its members'
-    /// order, spacing and escapes. Parsing it and writing it again put its members in a
-    /// dictionary's order, which differed between two redactions of one body (a log and a HAR
-    /// file). `nil` when `body` is not one JSON value in UTF-8, or nests deeper than 512.
+    /// JSON `body` with every secret-named member's value replaced by ``mask`` and the rest as the server wrote it:
+    /// re-encoding would use dictionary order, which differed between two redactions (a log and a HAR file). `nil`
+    /// when `body` is not one UTF-8 JSON value, or nests deeper than 512.
     static func redactJSON(_ body: Data) -> String? {
         body.withUnsafeBytes { raw in
             let bytes = raw.assumingMemoryBound(to: UInt8.self)
@@ -33,8 +31,7 @@ extension LogRedactor {
     }
 }
 
-/// Reads JSON text once, checking its grammar (RFC 8259), and notes where the value of each
-/// secret-named member lies.
+/// Reads JSON once, checking its grammar (RFC 8259), and notes where each secret-named member's value lies.
 private struct JSONMemberScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
@@ -42,7 +39,6 @@ private struct JSONMemberScanner {
     /// The values of secret-named members, in order; none inside another.
     var secretValues: [Range<Int>] = []
 
-    /// Reads the whole text: one value between whitespace.
     mutating func document() -> Bool {
         skipSpace()
         guard value() else { return false }
@@ -107,8 +103,7 @@ private struct JSONMemberScanner {
         }
     }
 
-    /// A string, from its opening quote; its text (escapes decoded) when `keepingText`, else
-    /// `""`; `nil` when it is not valid.
+    /// Its text (escapes decoded) when `keepingText`, else `""`; `nil` when invalid.
     private mutating func string(keepingText: Bool) -> String? {
         let start = index
         var escaped = false
@@ -169,7 +164,6 @@ private struct JSONMemberScanner {
         return true
     }
 
-    /// One or more decimal digits.
     private mutating func digits() -> Bool {
         let start = index
         while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }

@@ -14,19 +14,16 @@ import FoundationNetworking
 
 /// The secret values a request sent, so that a response echoing one has it masked.
 extension LogRedactor {
-    /// The secret values of a request: the values of credential header fields (and the
-    /// credential after an authentication scheme, and each cookie's value), of token-like query
-    /// items, and of token-like JSON, form and `multipart/form-data` fields of its body (the body
-    /// kept in memory; a body streamed from a file is not read). Values shorter than 4
-    /// characters are left out: masking them would mask unrelated text.
+    /// The values of credential headers (also the part after the scheme, and each cookie), token-like query items
+    /// and body fields (in-memory bodies only). Values under 4 characters are left out: masking them would mask
+    /// unrelated text.
     static func secretValues(headers: [(name: String, value: String)], url: URL?, body: Data?) -> [String] {
         var carrying: [Bool] = []
         return secretValues(headers: headers, url: url, body: body, carrying: &carrying)
     }
 
-    /// `headers` redacted as ``redact(headers:secrets:)`` does with the secret values of the
-    /// request they were sent with (``secretValues(headers:url:body:)``), and those values: each
-    /// field's own credential test runs once.
+    /// ``redact(headers:secrets:)`` with the request's ``secretValues(headers:url:body:)``, and those values, testing
+    /// each field only once.
     static func redactRequest(
         headers: [(name: String, value: String)], url: URL?, body: Data?
     ) -> (headers: [(name: String, value: String)], secrets: [String]) {
@@ -38,15 +35,14 @@ extension LogRedactor {
         return (redacted, secrets)
     }
 
-    /// ``redactRequest(headers:url:body:)`` for the request `request`.
+    /// ``redactRequest(headers:url:body:)`` for `request`.
     static func redactRequest(_ request: TransportRequest) -> (
         headers: [(name: String, value: String)], secrets: [String]
     ) {
         redactRequest(headers: request.headers.fields, url: request.url, body: request.body.data)
     }
 
-    /// ``secretValues(headers:url:body:)``, and in `carrying` whether each field carries a
-    /// credential by its name or its value's scheme.
+    /// `carrying` gets whether each field carries a credential by its name or its value's scheme.
     private static func secretValues(
         headers: [(name: String, value: String)], url: URL?, body: Data?, carrying: inout [Bool]
     ) -> [String] {
@@ -78,7 +74,7 @@ extension LogRedactor {
         return values.filter { $0.count >= 4 && $0 != mask }
     }
 
-    /// The values of token-like fields in a JSON, form or multipart body.
+    /// The values of token-like fields of a JSON, form or multipart body.
     static func secretValues(body: Data, contentType: String?) -> [String] {
         var values: [String] = []
         if let boundary = multipartBoundary(contentType: contentType, body: body) {
@@ -104,13 +100,12 @@ extension LogRedactor {
         return values
     }
 
-    /// The secret values `request` carries (see ``secretValues(headers:url:body:)``).
     static func secretValues(of request: TransportRequest) -> [String] {
         secretValues(
             headers: request.headers.fields, url: request.url, body: request.body.data)
     }
 
-    /// The `name=value` items of a form body as written (a `name` without `=` has no value).
+    /// As written; a `name` without `=` has no value.
     static func formItems(_ text: String) -> [(rawName: String, rawValue: String?)] {
         text.split(separator: "&", omittingEmptySubsequences: false).map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -118,7 +113,7 @@ extension LogRedactor {
         }
     }
 
-    /// A form name or value decoded: `+` is a space, then percent-escapes.
+    /// `+` is a space, then percent-escapes.
     static func decodeFormComponent(_ text: String) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced

@@ -12,19 +12,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Removes secrets from what is logged, monitored or traced. It has three entry points, and
-/// every log entry, monitor event and span attribute goes through them:
-///
-/// - ``redact(url:)``: a URL's password and the values of token-like query items;
-/// - ``redact(headers:)``: header fields whose name says they carry a credential
-///   (`Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, any name ending in `token`, `key`,
-///   `secret` or `password`) or whose value is one (`Bearer …`, `Basic …`), in requests and
-///   responses alike;
-/// - ``redact(body:)``: token-like fields of JSON, form (`application/x-www-form-urlencoded`) and
-///   `multipart/form-data` bodies; other text is cut at 4 KiB.
-///
-/// What a request sent is also looked for in what came back: a response that echoes a secret
-/// value of its request — in a header of any name or anywhere in its body — has it masked.
+/// Removes secrets from what is logged, monitored or traced: every log entry, monitor event and span attribute goes
+/// through ``redact(url:)``, ``redact(headers:)`` or ``redact(body:)``. A response that echoes a secret value of its
+/// request, in any header or anywhere in its body, has it masked too.
 public enum LogRedactor {
     /// The text secrets are replaced with.
     public static let mask = "<redacted>"
@@ -34,8 +24,7 @@ public enum LogRedactor {
         "token", "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "api_key",
         "apikey", "password", "secret", "client_secret", "sig", "signature", "authorization", "cookie", "set-cookie",
     ]
-    /// Authentication schemes (RFC 9110 §11 and the IANA registry) whose credentials follow
-    /// them in a header value.
+    /// Authentication schemes (RFC 9110 §11, IANA registry) followed by a credential in a header value.
     static let credentialSchemes: [StaticString] = [
         "bearer ", "basic ", "digest ", "negotiate ", "ntlm ", "token ", "hoba ", "mutual ", "vapid ", "scram-sha-",
         "aws4-hmac-sha256 ", "hawk ", "dpop ",
@@ -43,8 +32,7 @@ public enum LogRedactor {
     /// Headers whose value names a scheme without carrying a credential.
     static let challengeHeaders = ["www-authenticate", "proxy-authenticate"]
 
-    /// `url` with its password and the values of token-like query items replaced by ``mask``;
-    /// `"-"` for `nil`.
+    /// `url` with its password and the values of token-like query items replaced by ``mask``; `"-"` for `nil`.
     public static func redact(url: URL?) -> String {
         guard let url else { return "-" }
         var text = url.absoluteString
@@ -56,10 +44,8 @@ public enum LogRedactor {
         return redact(urlText: text)
     }
 
-    /// A URL's text with the values of token-like query items replaced by ``mask``, for text
-    /// that may not parse as a URL (an invalid request's).
+    /// For text that may not parse as a URL (an invalid request's).
     static func redact(urlText text: String) -> String {
-        // Most URLs have no query: looked for on the bytes, not the characters.
         guard mayHaveQuery(text), let mark = text.firstIndex(of: "?") else { return text }
         let fragmentStart = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragmentStart]
@@ -72,17 +58,15 @@ public enum LogRedactor {
         return String(text[..<mark]) + "?" + redacted + String(text[fragmentStart...])
     }
 
-    /// `headers` with credential values replaced by ``mask``: fields whose name says they carry
-    /// one (`Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, names ending in `token`, `key`,
-    /// `secret` or `password`) and fields whose value starts with an authentication scheme
-    /// (`Bearer …`, `Basic …`), whatever their name.
+    /// `headers` with credential values replaced by ``mask``, in requests and responses alike: fields named
+    /// `Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key` or ending in `token`, `key`, `secret` or `password`, and
+    /// fields of any name whose value starts with an authentication scheme (`Bearer …`, `Basic …`).
     public static func redact(headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
         redact(headers: headers, secrets: [])
     }
 
-    /// `headers` redacted as ``redact(headers:)`` says, and every field whose value contains one
-    /// of `secrets` (the secret values the request sent, see ``secretValues(headers:url:body:)``)
-    /// masked too: a response header that echoes the request's `Authorization`.
+    /// Also masks fields containing one of `secrets` (``secretValues(headers:url:body:)``), such as a response header
+    /// echoing the request's `Authorization`.
     static func redact(headers: [(name: String, value: String)], secrets: [String]) -> [(name: String, value: String)] {
         headers.map { field in
             carriesCredential(name: field.name, value: field.value, secrets: secrets)
@@ -90,8 +74,7 @@ public enum LogRedactor {
         }
     }
 
-    /// Whether a header field carries a credential: by its name, by its value's scheme, or by
-    /// holding one of `secrets`.
+    /// By its name, its value's scheme, or holding one of `secrets`.
     static func carriesCredential(name: String, value: String, secrets: [String]) -> Bool {
         if isSecret(header: name) { return true }
         if !challengeHeaders.contains(where: { HTTPHeaders.matches(name, $0) }),
@@ -102,9 +85,7 @@ public enum LogRedactor {
         return secrets.contains { $0.count >= 4 && value.contains($0) }
     }
 
-    /// Whether `value` starts with one of ``credentialSchemes``: only the schemes as long as its
-    /// first word and its space are compared (most values have none within the longest scheme's
-    /// length, and most others a word no scheme is as long as).
+    /// Compares only schemes as long as the value's first word and space: most values match none by length.
     static func startsWithCredentialScheme(_ value: String) -> Bool {
         var value = value
         let space = value.withUTF8 { $0.prefix(17).firstIndex(of: UInt8(ascii: " ")) }
@@ -120,18 +101,17 @@ public enum LogRedactor {
             || secretHeaderEndings.contains { endsCaseInsensitive(name, with: $0) }
     }
 
-    /// Whether `text` starts with `prefix` (lowercase ASCII), in any case.
+    /// `prefix` is lowercase ASCII.
     static func startsCaseInsensitive(_ text: String, with prefix: StaticString) -> Bool {
         spells(prefix, in: text, atEnd: false)
     }
 
-    /// Whether `text` ends with `suffix` (lowercase ASCII), in any case.
+    /// `suffix` is lowercase ASCII.
     static func endsCaseInsensitive(_ text: String, with suffix: StaticString) -> Bool {
         spells(suffix, in: text, atEnd: true)
     }
 
-    /// Whether `text` starts (or ends) with `word`, compared on the bytes: most fields carry no
-    /// credential, and lowercasing each one to find out would make a string of it.
+    /// Compared on the bytes: lowercasing each field (most carry no credential) would allocate a string.
     private static func spells(_ word: StaticString, in text: String, atEnd: Bool) -> Bool {
         let count = word.utf8CodeUnitCount
         guard text.utf8.count >= count else { return false }
@@ -145,7 +125,7 @@ public enum LogRedactor {
         return text.utf8.withContiguousStorageIfAvailable(check) ?? Array(text.utf8).withUnsafeBufferPointer(check)
     }
 
-    /// Whether `text` holds a `?`, looked for on its bytes (most URLs have no query).
+    /// Looked for on the bytes, not the characters: most URLs have no query.
     static func mayHaveQuery(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "?")) }
             ?? text.utf8.contains(UInt8(ascii: "?"))
@@ -165,7 +145,6 @@ public enum LogRedactor {
             || lower.hasSuffix("-key") || lower.hasSuffix("password") || lower.hasSuffix("secret")
     }
 
-    /// `text` with every occurrence of `secrets` replaced by ``mask``.
     static func masking(_ secrets: [String], in text: String) -> String {
         guard !secrets.isEmpty else { return text }
         var text = text

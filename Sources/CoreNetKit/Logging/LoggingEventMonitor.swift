@@ -11,8 +11,7 @@ import Dispatch
 import Foundation
 import Logging
 
-/// A ``NetworkEventMonitor`` that writes one structured apple/swift-log entry per attempt sent,
-/// response received, retry and failure (the package trait `Logging`).
+/// A ``NetworkEventMonitor`` that writes one structured swift-log entry per event (package trait `Logging`).
 ///
 /// ```swift
 /// var logger = Logger(label: "api")
@@ -30,21 +29,18 @@ import Logging
 /// | the request ended with a model | `http request finished` | ``requestLevel`` (`debug`) |
 /// | the request was cancelled | `http request cancelled` | ``requestLevel`` (`debug`) |
 ///
-/// Metadata keys follow the OpenTelemetry HTTP names where there is one:
-/// `http.request.method`, `url.full` (secret-like query items and passwords replaced by
-/// ``LogRedactor/mask``), `http.response.status_code`, `http.response.body.size`, and CoreNetKit's
-/// own `corenetkit.request_id` (the ``TaskPool`` id), `corenetkit.attempt`,
-/// `corenetkit.duration_ms`, `corenetkit.error` (the ``BaseServerError/Code-swift.struct``),
-/// `corenetkit.retry_delay_ms`, `corenetkit.retry_reason`, `corenetkit.from_cache`. No header,
-/// body, token or server message is ever put in the metadata.
+/// Metadata keys follow OpenTelemetry HTTP names where there is one: `http.request.method`, `url.full` (redacted
+/// with ``LogRedactor/mask``), `http.response.status_code`, `http.response.body.size`; CoreNetKit's own are
+/// `corenetkit.request_id` (the ``TaskPool`` id), `corenetkit.attempt`, `corenetkit.duration_ms`, `corenetkit.error`
+/// (the ``BaseServerError/Code-swift.struct``), `corenetkit.retry_delay_ms`, `corenetkit.retry_reason`,
+/// `corenetkit.from_cache`. No header, body, token or server message is ever put in the metadata.
 ///
-/// Every method runs on ``queue`` (``NetworkMonitorQueue/shared`` by default), once per event,
-/// in the order the events happened; a request's last entry is its finish, failure or
-/// cancellation.
+/// Every method runs on ``queue``, once per event, in the order the events happened; a request's last entry is its
+/// finish, failure or cancellation.
 public struct LoggingEventMonitor: NetworkEventMonitor {
     /// The logger entries are written to; its own metadata and level apply.
     public let logger: Logger
-    /// The level of per-attempt entries and of a request's successful finish or cancellation.
+    /// The level of per-attempt entries, successful finishes and cancellations.
     public let requestLevel: Logger.Level
     /// The level of an entry announcing a retry.
     public let retryLevel: Logger.Level
@@ -53,14 +49,7 @@ public struct LoggingEventMonitor: NetworkEventMonitor {
     /// The serial queue the monitor runs on.
     public let queue: DispatchQueue
 
-    /// Creates a monitor writing to `logger`.
-    ///
-    /// - Parameters:
-    ///   - logger: the swift-log logger; set its `logLevel` to `.debug` to see every attempt.
-    ///   - requestLevel: the level of per-attempt entries, finishes and cancellations.
-    ///   - retryLevel: the level of retry entries.
-    ///   - failureLevel: the level of the entry for a failed request.
-    ///   - queue: the serial queue the monitor runs on.
+    /// Creates a monitor writing to `logger`; set its `logLevel` to `.debug` to see every attempt.
     public init(
         logger: Logger, requestLevel: Logger.Level = .debug, retryLevel: Logger.Level = .warning,
         failureLevel: Logger.Level = .error, queue: DispatchQueue = NetworkMonitorQueue.shared
@@ -120,7 +109,6 @@ public struct LoggingEventMonitor: NetworkEventMonitor {
         logger.log(level: requestLevel, "http request cancelled", metadata: Self.metadata(request))
     }
 
-    /// What every entry carries: the method, the redacted URL and the request id.
     private static func metadata(_ request: MonitoredRequest) -> Logger.Metadata {
         [
             "http.request.method": .string(request.method.rawValue),
@@ -129,8 +117,7 @@ public struct LoggingEventMonitor: NetworkEventMonitor {
         ]
     }
 
-    /// The error's code and status; never its body or the server's message, which may echo
-    /// what the client sent.
+    /// Never the error's body or server message, which may echo what the client sent.
     private static func add(_ error: any Error, to metadata: inout Logger.Metadata) {
         guard let error = error as? BaseServerError else {
             metadata["corenetkit.error"] = .string(String(describing: type(of: error)))

@@ -27,8 +27,7 @@ extension NetworkLogEntry {
     }
 
     static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
-        // A response that reflects the request (an echo, an error quoting it) must not undo its
-        // redaction: what the request sent is masked in the response's headers and body too.
+        // A response echoing the request must not undo its redaction: what it sent is masked here too.
         // `response.request` builds a URLRequest on each read: read the sent values instead.
         let sent = response.transportRequest
         let secrets = LogRedactor.secretValues(of: sent)

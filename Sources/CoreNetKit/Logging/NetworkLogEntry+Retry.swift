@@ -6,8 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 extension NetworkLogEntry {
-    /// The entry of a retry about to wait `delay` before attempt `attempt` of `of`, because of
-    /// `reason`.
+    /// The entry of a retry about to wait `delay` before attempt `attempt` of `total`, because of `reason`.
     public static func retry(id: String, method: String, attempt: Int, of total: Int, delay: Duration, reason: String)
         -> NetworkLogEntry
     {

@@ -10,10 +10,8 @@ import Foundation
 
 /// Receives one entry per request sent and one per response or failure.
 ///
-/// Entries hold redacted text only: `Authorization`, `Proxy-Authorization`, `Cookie` and
-/// `Set-Cookie` values, token-like query items (`token`, `access_token`, `refresh_token`,
-/// `api_key`, …) and token-like JSON body fields never reach a logger. `log` is called on the
-/// pipeline's thread, not the callback queue; keep it fast.
+/// Entries hold only text redacted by ``LogRedactor``: credential headers, token-like query items and body fields
+/// never reach a logger. `log` is called on the pipeline's thread, not the callback queue; keep it fast.
 public protocol NetworkLogger: Sendable {
     /// Whether entries should carry bodies (redacted) — off by default.
     var includesBodies: Bool { get }
@@ -27,7 +25,7 @@ extension NetworkLogger {
 
 /// One log entry: a request going out, or its response or failure.
 public struct NetworkLogEntry: Sendable {
-    /// What the entry is about.
+    /// A request, response, failure or retry.
     public enum Kind: String, Sendable { case request, response, failure, retry }
 
     /// What the entry is about.
@@ -57,8 +55,7 @@ public struct NetworkLogEntry: Sendable {
     /// For a retry: the most attempts there will be.
     public var attemptCount: Int?
 
-    /// The entry as one line, for example
-    /// `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
+    /// The entry as one line, such as `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
     public var line: String {
         switch kind {
         case .request:

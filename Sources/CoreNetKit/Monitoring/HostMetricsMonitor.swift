@@ -7,8 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// A monitor that keeps per-host request metrics in memory: how many requests finished, how
-/// many failed, and their latency percentiles.
+/// A monitor that keeps per-host request counts, errors and latency percentiles in memory.
 ///
 /// ```swift
 /// let metrics = HostMetricsMonitor()
@@ -17,10 +16,9 @@ import Foundation
 /// for (host, stats) in metrics.snapshot() { print(host, stats.requests, stats.p50, stats.p99) }
 /// ```
 ///
-/// A request counts once, when it finishes (cancelled ones are not counted); its latency is the
-/// whole request, retries and mapping included. Percentiles come from the latest
-/// `sampleLimit` requests of each host. Reading is thread-safe; the numbers include every
-/// request whose finish event the monitor's queue has already run.
+/// A request counts once when it finishes (not when cancelled); its latency includes retries and mapping.
+/// Percentiles come from each host's latest ``sampleLimit`` requests. Reading is thread-safe and includes every
+/// finish event the monitor's queue has run.
 public final class HostMetricsMonitor: NetworkEventMonitor {
     /// The metrics of one host.
     public struct HostMetrics: Sendable, Equatable {
@@ -47,8 +45,7 @@ public final class HostMetricsMonitor: NetworkEventMonitor {
     /// The queue the monitor runs on.
     public let queue: DispatchQueue
 
-    /// Creates an empty monitor keeping up to `sampleLimit` latencies per host, running on
-    /// `queue` (the shared monitor queue by default).
+    /// Creates an empty monitor keeping up to `sampleLimit` (at least 1) latencies per host.
     public init(sampleLimit: Int = 1024, queue: DispatchQueue = NetworkMonitorQueue.shared) {
         self.sampleLimit = max(sampleLimit, 1)
         self.queue = queue

@@ -11,16 +11,15 @@ import CoreMetrics
 import Dispatch
 import Foundation
 
-/// A ``NetworkEventMonitor`` that records apple/swift-metrics counters and timers for every
-/// request (the package trait `Metrics`).
+/// A ``NetworkEventMonitor`` that records swift-metrics counters and timers for every request (package trait
+/// `Metrics`).
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())      // or any swift-metrics backend
 /// NetworkConfiguration.default.monitors.append(MetricsEventMonitor())
 /// ```
 ///
-/// The names follow the OpenTelemetry HTTP client semantic conventions where one exists; the
-/// others carry the `corenetkit.` prefix:
+/// Names follow the OpenTelemetry HTTP client conventions where one exists, else carry the `corenetkit.` prefix:
 ///
 /// | Name | Kind | When | Dimensions |
 /// |---|---|---|---|
@@ -30,14 +29,11 @@ import Foundation
 /// | `http.client.response.body.size` | `Recorder` (bytes) | the transport returned a response (each attempt) | method, address, status class |
 /// | `corenetkit.http.client.retries` | `Counter` | the retry stage schedules another attempt | method, address |
 ///
-/// Dimensions: `http.request.method` (`GET`), `server.address` (the URL's host),
-/// `http.response.status_class` (`2xx` … `5xx` of the last response, `none` when no response
-/// came: a transport failure, a cache-only answer, a cancellation) and `outcome`: `success`,
-/// `cache` (answered from the cache), `failure` or `cancelled`. Every metric always has the
-/// same dimension names, as Prometheus requires; no dimension holds a URL path or an id, so
-/// their number stays bounded.
+/// Dimensions: `http.request.method`, `server.address` (the host), `http.response.status_class` (`2xx` … `5xx` of
+/// the last response, `none` when none came) and `outcome` (`success`, `cache`, `failure`, `cancelled`). A metric
+/// always has the same dimension names, as Prometheus requires; none holds a path or id, so cardinality is bounded.
 ///
-/// Every method runs on ``queue`` (``NetworkMonitorQueue/shared`` by default), once per event.
+/// Every method runs on ``queue``, once per event.
 public final class MetricsEventMonitor: NetworkEventMonitor {
     /// The label of the timer of whole requests.
     public static let requestDuration = "http.client.request.duration"
@@ -53,15 +49,10 @@ public final class MetricsEventMonitor: NetworkEventMonitor {
     /// The serial queue the monitor runs on.
     public let queue: DispatchQueue
     private let factory: any MetricsFactory
-    /// The status of the latest response of each request in flight, by request id.
+    /// By request id, for requests in flight.
     private let lastStatus = Locked<[String: Int]>([:])
 
-    /// Creates a monitor recording into `factory`.
-    ///
-    /// - Parameters:
-    ///   - factory: the swift-metrics backend; `MetricsSystem.factory` (what
-    ///     `MetricsSystem.bootstrap(_:)` installed) by default.
-    ///   - queue: the serial queue the monitor runs on.
+    /// Creates a monitor recording into `factory`, by default what `MetricsSystem.bootstrap(_:)` installed.
     public init(factory: any MetricsFactory = MetricsSystem.factory, queue: DispatchQueue = NetworkMonitorQueue.shared)
     {
         self.factory = factory

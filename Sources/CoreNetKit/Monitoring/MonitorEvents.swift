@@ -13,23 +13,16 @@ public struct MonitoredRequest: Sendable, Hashable {
     public let id: String
     /// The method.
     public let method: HTTPMethod
-    /// The URL the request is sent to — the base URL with its path, the relative URL with its
-    /// query, the `.query` parameters and, from the prepared request on, the preparators' query
-    /// items — with secret-like query items and passwords redacted. Events before the
-    /// preparators ran (the start) show it without their items; a request whose URL cannot be
-    /// built shows its base and relative URL.
+    /// The URL the request is sent to, redacted; before the preparators ran (the start event) without their query
+    /// items. A request whose URL cannot be built shows its base and relative URL.
     public let url: String
-    /// The host the request goes to, `"-"` when it has none: read it here rather than from
-    /// ``url``, whose redaction may not parse as a URL.
+    /// The host the request goes to, `"-"` when none; read it here, not from ``url`` (which may not parse).
     public var host: String { hostURL?.host ?? otherHostURL?.host ?? "-" }
-    /// Where ``host`` is read, when it is asked for: Foundation's `URL.host` decodes it, which
-    /// took a tenth of what a HAR recorder costs a request, and most monitors never ask.
+    /// ``host`` is read lazily: `URL.host` decodes, and most monitors never ask.
     private let hostURL: URL?
-    /// Where ``host`` is read when ``hostURL`` has none (the request's base URL).
+    /// The request's base URL, when ``hostURL`` has no host.
     private let otherHostURL: URL?
 
-    /// A request reported at `url` (redacted), going to the host of `hostURL` or else of
-    /// `otherHostURL`.
     init(id: String, method: HTTPMethod, url: String, hostURL: URL?, otherHostURL: URL?) {
         self.id = id
         self.method = method
@@ -38,8 +31,7 @@ public struct MonitoredRequest: Sendable, Hashable {
         self.otherHostURL = otherHostURL
     }
 
-    /// ``url`` when it is the redaction of `sent`: what an exchange sent there reports, not
-    /// redacted twice.
+    /// ``url`` when it is the redaction of `sent`, so an exchange's URL is not redacted twice.
     func redactedURL(of sent: URL) -> String? {
         hostURL == sent ? url : nil
     }
@@ -90,15 +82,15 @@ public struct MonitoredRetry: Sendable {
 
 /// What the cache stage did.
 public enum CacheEvent: String, Sendable {
-    /// An entry answered or was delivered (`cacheOnly`, `firstCacheThenRefreshFromServer`,
-    /// a fresh entry under `cacheIfFreshElseServer`).
+    /// An entry answered or was delivered (`cacheOnly`, `firstCacheThenRefreshFromServer`, fresh under
+    /// `cacheIfFreshElseServer`).
     case hit
     /// No entry was found, or (`cacheIfFreshElseServer`) the entry was not fresh.
     case miss
     /// The server confirmed the entry with `304 Not Modified`.
     case revalidated
-    /// The server could not be reached or failed, and the entry answered instead
-    /// (`serverIfFailReadFromCache`, or `stale-if-error` under `cacheIfFreshElseServer`).
+    /// The server failed and the entry answered instead (`serverIfFailReadFromCache`, or `stale-if-error` under
+    /// `cacheIfFreshElseServer`).
     case fallback
 }
 

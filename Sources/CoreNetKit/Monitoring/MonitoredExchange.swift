@@ -7,11 +7,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// One exchange as it went on the wire, or one answer the cache gave: what a recorder such as
-/// ``HARRecorder`` writes down. Everything in it is redacted as logs are: credentials in header
-/// fields, cookies, token-like query items and body fields never reach a monitor.
-///
-/// A monitor receives it in NetworkEventMonitor/request(_:didExchange:) when it asks for it with
+/// One exchange as it went on the wire, or one cache answer, redacted as logs are: what a recorder such as
+/// ``HARRecorder`` writes down. Delivered in NetworkEventMonitor/request(_:didExchange:) to monitors that set
 /// NetworkEventMonitor/exchangeBodyLimit.
 public struct MonitoredExchange: Sendable {
     /// A body, redacted and cut at the monitor's NetworkEventMonitor/exchangeBodyLimit.
@@ -23,8 +20,7 @@ public struct MonitoredExchange: Sendable {
             case .utf8(let bytes): String(decoding: bytes, as: UTF8.self)
             }
         }
-        /// ``text``, or the UTF-8 bytes it is made of when they are shown as they came: most
-        /// bodies are, and a recorder writes them without a string made of them first.
+        /// Raw UTF-8 when shown as it came (most bodies), so a recorder writes it without making a string.
         let storage: Storage
         /// Whether ``text`` is the base64 form of the bytes.
         public let isBase64: Bool
@@ -34,8 +30,7 @@ public struct MonitoredExchange: Sendable {
         public let isTruncated: Bool
         /// The `Content-Type`, or `application/octet-stream` when there is none.
         public let mimeType: String
-        /// The fields of a request's form or multipart body, redacted, each value cut at the
-        /// limit; `nil` for any other body and for a response.
+        /// The fields of a request's form or multipart body, redacted, each value cut at the limit; `nil` otherwise.
         public internal(set) var parameters: [Parameter]? = nil
 
         enum Storage: Sendable {
@@ -56,7 +51,6 @@ public struct MonitoredExchange: Sendable {
             self.parameters = parameters
         }
 
-        /// Calls `body` with the UTF-8 of ``text``.
         func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
             switch storage {
             case .text(var text): text.withUTF8(body)
@@ -64,7 +58,6 @@ public struct MonitoredExchange: Sendable {
             }
         }
 
-        /// The bytes of ``text``.
         var utf8Count: Int {
             switch storage {
             case .text(let text): text.utf8.count
@@ -82,8 +75,7 @@ public struct MonitoredExchange: Sendable {
     public struct Parameter: Sendable, Equatable {
         /// Its name.
         public let name: String
-        /// Its value, redacted (a secret-like name's value masked); `nil` for a file or a part
-        /// that is not text.
+        /// Its value, redacted; `nil` for a file or a part that is not text.
         public let value: String?
         /// The name of the file a multipart part carries.
         public let fileName: String?
@@ -103,16 +95,13 @@ public struct MonitoredExchange: Sendable {
     public let requestHeaders: HTTPHeaders
     /// The names of the cookies sent, in order (their values are secrets and are not kept).
     public let sentCookies: [String]
-    /// The cookies the response set, one `Set-Cookie` line each with its value masked and its
-    /// attributes kept: `session=<redacted>; Path=/; HttpOnly`.
+    /// The response's `Set-Cookie` lines, values masked, attributes kept: `session=<redacted>; Path=/; HttpOnly`.
     public let setCookies: [String]
-    /// The body sent; `nil` when there was none. A body streamed from a file or a sequence is
-    /// given by size only.
+    /// The body sent; `nil` when none. A body streamed from a file or a sequence is given by size only.
     public let requestBody: Body?
     /// The status; `nil` when the attempt failed before a response.
     public let statusCode: Int?
-    /// The protocol the response came in (`HTTP/1.1`, `HTTP/2.0`); `nil` when the transport
-    /// cannot tell (TransportResponse/httpVersion), and for an answer of the cache.
+    /// The response's protocol (`HTTP/1.1`, `HTTP/2.0`); `nil` when the transport cannot tell, and for the cache.
     public let httpVersion: String?
     /// The header fields received, credentials masked (`Set-Cookie` included).
     public let responseHeaders: HTTPHeaders
@@ -124,23 +113,18 @@ public struct MonitoredExchange: Sendable {
     public let error: BaseServerError?
     /// Whether the cache answered (no exchange took place).
     public let isFromCache: Bool
-    /// Whether the request had already ended when this exchange did: one a stage started in the
-    /// background after the request was answered, such as the cache stage's revalidation of a
-    /// stale entry (`stale-while-revalidate`). It reaches the monitor after
-    /// NetworkEventMonitor/request(_:didFinish:).
+    /// Whether a stage made it in the background after the request ended (a `stale-while-revalidate`
+    /// revalidation); it reaches the monitor after NetworkEventMonitor/request(_:didFinish:).
     public let isAfterRequestEnded: Bool
     /// From the handover to the exchange to the handover to the transport (encoding, cookies).
     public let blocked: Duration
-    /// From the handover to the transport to the response's head (as the pipeline saw it: a
-    /// small body may arrive with its head).
+    /// From the handover to the transport to the response's head (a small body may arrive with it).
     public let wait: Duration
-    /// From the head to the end of the body. `wait + receive` is the attempt's
-    /// MonitoredResponse/duration.
+    /// From the head to the end of the body; `wait + receive` is MonitoredResponse/duration.
     public let receive: Duration
 
-    /// The answer of a cache stage: `response` (one with ServerResponse/isFromCache) redacted,
-    /// its bodies cut at `bodyLimit` bytes, with no time spent. For a stage of yours that answers
-    /// from a store and wants recorders to see it.
+    /// A cache answer for recorders to see, for a stage of yours that answers from a store: `response` redacted,
+    /// bodies cut at `bodyLimit` bytes, no time spent.
     public init(cachedAnswer response: ServerResponse, at date: Date, bodyLimit: Int) {
         let answer = ReceivedResponse(
             statusCode: response.statusCode, headers: response.headers, url: nil, body: response.data,
@@ -151,7 +135,7 @@ public struct MonitoredExchange: Sendable {
         self.init(record, bodyLimit: bodyLimit)
     }
 
-    /// What the exchange measured and received, before redaction.
+    /// Before redaction.
     struct Record: Sendable {
         var attempt: Int
         var startedAt: Date
@@ -165,8 +149,7 @@ public struct MonitoredExchange: Sendable {
         var isAfterRequestEnded = false
     }
 
-    /// `record` redacted, its bodies cut at `bodyLimit` bytes; its URL read from `request` (the
-    /// request the exchange belongs to) when that reports the URL it was sent to.
+    /// The URL is taken from `request` when it already reports the one sent.
     init(_ record: Record, bodyLimit: Int, reportedAs request: MonitoredRequest? = nil) {
         let sent = record.request
         let (headers, secrets) = LogRedactor.redactRequest(sent)
@@ -198,7 +181,6 @@ public struct MonitoredExchange: Sendable {
 }
 
 extension MonitoredExchange {
-    /// The names of the cookies in `headers`' `Cookie` fields.
     static func cookieNames(_ headers: HTTPHeaders) -> [String] {
         headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
             let name = pair.split(separator: "=", maxSplits: 1).first.map { String($0.trimmingHTTPWhitespace) }
@@ -206,7 +188,6 @@ extension MonitoredExchange {
         }
     }
 
-    /// `headers`' `Set-Cookie` lines with each cookie's value masked.
     static func maskedSetCookies(_ headers: HTTPHeaders) -> [String] {
         headers.values(for: "Set-Cookie").flatMap(SetCookieSplitter.split).map { line in
             let parts = line.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
@@ -237,8 +218,7 @@ extension MonitoredExchange.Body {
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
-    /// Whether `bytes` are UTF-8: ASCII tested sixteen bytes at a time, anything else validated
-    /// by the standard library (through `Data`'s iterator it took two instructions a byte).
+    /// ASCII is tested sixteen bytes at a time (SIMD); anything else is validated by the standard library.
     static func isUTF8(_ bytes: Data) -> Bool {
         bytes.withUnsafeBytes { raw in
             var index = 0
@@ -253,17 +233,15 @@ extension MonitoredExchange.Body {
         }
     }
 
-    /// `bytes` (the first bytes of a body of `size`) redacted and cut at `limit`: JSON, forms and
-    /// multipart bodies as logs show them, other UTF-8 text with the request's secrets masked,
-    /// anything else as base64. `nil` for an empty body.
+    /// `bytes` (the start of a body of `size`) redacted and cut at `limit`: structured bodies as logs show them,
+    /// other UTF-8 text with the request's secrets masked, anything else as base64. `nil` for an empty body.
     init?(_ bytes: Data, size: Int, headers: HTTPHeaders, secrets: [String], limit: Int) {
         guard size > 0 else { return nil }
         let mimeType = headers["Content-Type"] ?? "application/octet-stream"
         let whole = bytes.count == size
         let shown = bytes.prefix(limit)
         let truncated = shown.count < size
-        // A body none of whose fields can be secret-named is kept as it is, not parsed and
-        // written again (a multipart body is always shown as its parts).
+        // Only a body that may name a secret is parsed and rewritten; multipart is always shown as its parts.
         if whole,
             LogRedactor.multipartBoundary(contentType: mimeType, body: bytes) != nil
                 || LogRedactor.mayNameSecret(bytes),
@@ -290,7 +268,6 @@ extension MonitoredExchange.Body {
             mimeType: mimeType)
     }
 
-    /// `text` (redacted) cut at `limit` bytes.
     private init(text: String, size: Int, isTruncated: Bool, mimeType: String, limit: Int) {
         guard text.utf8.count > limit else {
             self.init(text: .text(text), isBase64: false, size: size, isTruncated: isTruncated, mimeType: mimeType)

@@ -11,30 +11,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The monitors of one request and what they are told at the end: created only when the
-/// configuration has monitors, so a request without them pays nothing.
+/// The monitors of one request; created only when the configuration has monitors, so others pay nothing.
 final class RequestMonitoring: Sendable {
     private struct State {
         var attempts = 0
         /// Per chain index (the transport last): the time spent inside, later stages included.
         var inclusive: [Duration]
-        /// What the events are about; its URL becomes the one sent once the request is prepared.
-        /// `nil` until an event needs it: a monitor that records exchanges alone is told of none
-        /// before the request is prepared, and the URL of the request as created would be built,
-        /// redacted and then replaced for nothing.
+        /// Built only when an event needs it: an exchange-only monitor hears nothing before the request is prepared.
         var request: MonitoredRequest?
-        /// The URL `request` reports, as it was before redaction: a request sent to the same URL
-        /// is not redacted again.
+        /// `request`'s URL before redaction, so the same URL is not redacted again.
         var url: URL?
-        /// The prepared request whose URL the next event reports, kept until one needs it: a
-        /// monitor that records exchanges alone hears of none before the request is sent, and its
-        /// URL would be built and redacted for nothing (the transport's request carries it).
+        /// The prepared request whose URL the next event reports, built lazily for the same reason as `request`.
         var prepared: ServerRequest?
-        /// Whether the monitors were told how the request ended: what a stage still does after
-        /// that (a revalidation in the background) is not theirs to hear.
+        /// After the end, only exchanges are delivered (a background revalidation's).
         var finished = false
-        /// Events told but not yet handed to the monitors' queues, each with the request as it
-        /// was when it happened.
         var held: [Held] = []
 
         mutating func takeHeld() -> [Held] {
@@ -43,18 +33,15 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// What a monitor is told: a call of one of its methods.
     typealias Event = @Sendable (any NetworkEventMonitor, MonitoredRequest) -> Void
 
-    /// An event waiting to be handed over: its group, and the request as it was when it happened.
     private struct Held {
         let kind: NetworkMonitorEvents
         let event: Event
         let request: MonitoredRequest
     }
 
-    /// A monitor, what it asks for (its events, and exchanges when it has a body limit) and where
-    /// it runs, read once.
+    /// A monitor's events (exchanges included when it has a body limit) and `runsInline`, read once.
     private struct Watcher {
         let monitor: any NetworkEventMonitor
         let events: NetworkMonitorEvents
@@ -62,29 +49,22 @@ final class RequestMonitoring: Sendable {
     }
 
     private let watchers: [Watcher]
-    /// What at least one monitor asks for: an event outside it is not built.
+    /// An event no monitor asks for is not built.
     private let wanted: NetworkMonitorEvents
-    /// The largest body a monitor wants in its exchange events; `nil` when none records them.
     let exchangeBodyLimit: Int?
-    /// Whether the stages are timed: for RequestMetrics/stages, which only the request's end
-    /// tells.
+    /// Stages are timed only for RequestMetrics/stages, which only the request's end tells.
     let timesStages: Bool
-    /// The request as the next event reports it.
     var request: MonitoredRequest { state.withLock { current(&$0) } }
     private let stageNames: [String]
     private let id: String
-    /// The request as it was created, and the encoder of its URL: what the events report until
-    /// it is prepared.
+    /// What the events report until the request is prepared.
     private let created: ServerRequest
     private let encoder: JSONEncoder
-    /// Where the request's durations are read: the configuration's clock.
     private let clock: any NetworkClock
     private let started: Stopwatch
     private let state: Locked<State>
 
-    /// Creates the monitoring of `request`, whose URL the events report as
-    /// ``ServerRequest/url(encoder:)`` decides it (with `encoder`, the configuration's) until
-    /// ``prepared(_:)`` or ``sending(to:)`` tell the URL of the prepared request.
+    /// Events report `request`'s URL (``ServerRequest/url(encoder:)``) until ``prepared(_:)`` or ``sending(to:)``.
     init(
         monitors: [any NetworkEventMonitor], id: String, request: ServerRequest, interceptors: [any Interceptor],
         clock: any NetworkClock, encoder: JSONEncoder
@@ -107,7 +87,6 @@ final class RequestMonitoring: Sendable {
         self.state = Locked(State(inclusive: Array(repeating: .zero, count: stages)))
     }
 
-    /// The request as an event reports it now: the one created, until a URL is sent.
     private func current(_ state: inout State) -> MonitoredRequest {
         if let prepared = state.prepared {
             state.prepared = nil
@@ -132,13 +111,12 @@ final class RequestMonitoring: Sendable {
         return monitored
     }
 
-    /// The preparators ran: later events report the URL of `request` as it now is (built when
-    /// one needs it; a URL that cannot be built leaves the one reported before).
+    /// Later events report `request`'s URL, built when needed; one that cannot be built leaves the previous one.
     func prepared(_ request: ServerRequest) {
         state.withLock { $0.prepared = request }
     }
 
-    /// The request goes to `url`: this and later events report it (redacted when one needs it).
+    /// This and later events report `url`.
     func sending(to url: URL) {
         state.withLock { state in
             state.prepared = nil
@@ -146,19 +124,16 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Later events report `url`: the request they carry is made again when it is another URL.
     private func report(_ url: URL, in state: inout State) {
         guard state.url != url else { return }
         state.url = url
         state.request = nil
     }
 
-    /// Whether a monitor asks for the events of `kind`: build an event only when one does.
+    /// Build an event only when this is `true`.
     func wants(_ kind: NetworkMonitorEvents) -> Bool { wanted.contains(kind) }
 
-    /// Hands `event` (of the group `kind`), and the events held before it, to the monitors that
-    /// ask for them, each on its queue; never waits for them. Nothing after the request's end but
-    /// exchanges (``exchanged(_:)``).
+    /// Hands `event` and those held before it to the monitors that ask for them; never waits. Ignored after the end.
     func emit(_ kind: NetworkMonitorEvents, _ event: @escaping Event) {
         let batch = state.withLock { state -> [Held] in
             guard !state.finished else { return [] }
@@ -168,17 +143,12 @@ final class RequestMonitoring: Sendable {
         deliver(batch)
     }
 
-    /// Hands the events held so far to the monitors that ask for them, as ``emit(_:_:)`` does
-    /// with its own.
     func flush() {
         deliver(state.withLock { state in state.finished ? [] : state.takeHeld() })
     }
 
-    /// Keeps `event` (of the group `kind`) until the next ``emit(_:_:)`` or the end of the
-    /// request: before an attempt goes to the transport, when a stage tells of something and at
-    /// the end. An `async` to a monitor's idle queue wakes a thread, which costs far more than the
-    /// event (measured: six per request took 35 µs of CPU); the events of a request go over in
-    /// two batches instead.
+    /// Keeps `event` until the next ``emit(_:_:)``, `flush()` or the end: an `async` to an idle queue wakes a
+    /// thread, which costs far more than the event, so events go over in batches.
     func hold(_ kind: NetworkMonitorEvents, _ event: @escaping Event) {
         guard wanted.contains(kind) else { return }
         state.withLock { state in
@@ -187,10 +157,8 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Holds the exchange `record` for the monitors that record exchanges, each redacted and cut
-    /// at its own limit on its own queue. After the request's end (a stage's work in the
-    /// background) it goes to them at once, marked: what went on the wire is recorded whenever
-    /// it went.
+    /// Each monitor redacts and cuts it at its own limit, on its queue. After the request's end (background work) it
+    /// is delivered at once, marked `isAfterRequestEnded`.
     func exchanged(_ record: MonitoredExchange.Record) {
         func event(_ record: MonitoredExchange.Record) -> Event {
             { monitor, request in
@@ -211,8 +179,7 @@ final class RequestMonitoring: Sendable {
         deliver([Held(kind: .exchanges, event: event(late), request: ended)])
     }
 
-    /// Hands `batch` to each monitor that asks for some of its events: at once for a monitor
-    /// that runs inline, else one `async` for the whole batch, which its queue runs in order.
+    /// At once for an inline monitor, else one `async` per batch, which its queue runs in order.
     private func deliver(_ batch: [Held]) {
         guard !batch.isEmpty else { return }
         for watcher in watchers {
@@ -237,7 +204,6 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Counts an attempt handed to the transport and returns its number.
     func countAttempt() -> Int {
         state.withLock { state in
             state.attempts += 1
@@ -245,8 +211,7 @@ final class RequestMonitoring: Sendable {
         }
     }
 
-    /// Tells the monitors how the request ended: cancelled, or finished with `outcome`; the
-    /// events still held go before it.
+    /// `nil` is a cancellation; the events still held go first.
     func finish(_ outcome: RequestMetrics.Outcome?) {
         let (held, request, attempts, inclusive) = state.withLock { state in
             state.finished = true
@@ -269,10 +234,8 @@ final class RequestMonitoring: Sendable {
         deliver(held + [Held(kind: .requests, event: finished, request: request)])
     }
 
-    /// `request` as a monitor sees it in NetworkEventMonitor/request(_:didPrepare:): its URL
-    /// and header fields redacted as logs are (``LogRedactor``), no body. Built from the
-    /// transport's request, not read back from a `URLRequest` (on Linux each header of one is a
-    /// case-insensitive dictionary lookup).
+    /// For NetworkEventMonitor/request(_:didPrepare:): redacted, no body. Built from the transport's request, not
+    /// read back from a `URLRequest` (on Linux each of its headers is a case-insensitive dictionary lookup).
     static func redacted(_ request: TransportRequest) -> URLRequest {
         var shown = request
         shown.body = .none

@@ -10,14 +10,10 @@
 extension BaseIteratableContext {
     /// The pages from the current position to the last one, for `for try await` loops.
     ///
-    /// Each step of the loop loads one page — or waits for the one already loading — and yields
-    /// it; the loop ends after the last page. Nothing is loaded ahead: breaking out of the loop
-    /// leaves no request behind, and the paginator stays where the loop left it. Pages are also
-    /// delivered to ``onSuccess(_:)`` handlers as usual.
-    ///
-    /// A failed page throws its error and leaves the position, so iterating again retries it.
-    /// Cancelling the consuming Task cancels the page in flight and throws ``BaseServerError``
-    /// coded `cancelled`, as does a ``reset(to:)`` or ``cancel()`` while a step waits.
+    /// Each step loads one page (or joins the one loading) and yields it; nothing is loaded ahead, so breaking out
+    /// leaves no request behind. Pages also go to ``onSuccess(_:)`` handlers. A failed page throws and keeps the
+    /// position, so iterating again retries it. Cancelling the Task, ``reset(to:)`` or ``cancel()`` cancels the
+    /// page in flight and throws ``BaseServerError`` coded `cancelled`.
     ///
     /// ```swift
     /// for try await page in paginator.pages {
@@ -41,22 +37,18 @@ extension BaseIteratableContext {
             let paginator: BaseIteratableContext<Position, Page>
 
             /// Loads the next page, or waits for the one loading; `nil` after the last page.
-            ///
-            /// - Throws: the error the page failed with, or ``BaseServerError`` coded
-            ///   `cancelled` when the Task is cancelled or the paginator is reset or cancelled.
+            /// Throws as ``BaseIteratableContext/pages`` says.
             public mutating func next() async throws -> Page? {
                 try await paginator.nextPage()
             }
         }
     }
 
-    /// What a step of ``pages`` does, decided under the lock.
     private enum Step {
         case end, cancelled, joined
         case start(Int, Position)
     }
 
-    /// Loads (or joins) the next page and returns it; `nil` at the end.
     func nextPage() async throws -> Page? {
         let waiter = OneShot<Page?>()
         return try await withTaskCancellationHandler {

@@ -6,16 +6,15 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The mutable state of a ``BaseIteratableContext``, kept in one lock. Its methods decide and
-/// return what to do; the context acts on it after unlocking.
+/// The mutable state of a ``BaseIteratableContext``, in one lock. Its methods decide and return what to do; the
+/// context acts on it after unlocking.
 struct IteratorState<Position: Sendable, Page: Sendable> {
-    /// An event waiting in the outbox for the callback queue.
     enum Event {
         case page(Page)
         case failure(any Error)
     }
 
-    /// The page request in flight. `token` tells its result from a stale one.
+    /// `token` tells the result of the request in flight from a stale one.
     struct InFlight {
         let token: Int
         var cancel: (@Sendable () -> Void)?
@@ -27,7 +26,6 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         var waiters: [OneShot<Page?>] = []
     }
 
-    /// What to do after a page's result was recorded.
     struct Delivery {
         var result: Result<Page?, any Error>
         var waiters: [OneShot<Page?>]
@@ -55,7 +53,6 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         PaginationSnapshot(start: start, next: next, hasMore: hasMore)
     }
 
-    /// Starts a page request if none is loading and the end is not reached.
     mutating func begin() -> (token: Int, position: Position)? {
         guard hasMore, inFlight == nil else { return nil }
         lastToken += 1
@@ -70,13 +67,8 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         return true
     }
 
-    /// Records the result of request `token`; `nil` when it is stale (reset, cancelled).
-    ///
-    /// A success moves the position on; a failure leaves it, so the next request asks for the
-    /// same page. A page context cancelled by someone else than the paginator counts as a failure
-    /// with ``BaseServerError/cancelled``.
-    /// `outcome` is that of a context of `LoadedPage<Page, Position>` (``BaseIteratableContext``'s
-    /// `load`), so its model is one.
+    /// Records the result of request `token`; `nil` when it is stale. A failure keeps the position, so the next
+    /// request asks for the same page. `outcome` comes from `load`'s `LoadedPage` context, so the cast is safe.
     mutating func finish(_ token: Int, _ outcome: ContextOutcome) -> Delivery? {
         guard inFlight?.token == token else { return nil }
         inFlight = nil
@@ -101,8 +93,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         return Delivery(result: result, waiters: waiters)
     }
 
-    /// Drops the page in flight: its result will be stale. The position stays, so the next
-    /// request asks for the same page.
+    /// Drops the page in flight: its result will be stale. The position stays.
     mutating func abandon() -> Abandoned {
         defer {
             inFlight = nil
@@ -117,8 +108,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         return abandon()
     }
 
-    /// Continues from `position`: abandons the page in flight and drops every event not yet
-    /// handed to a handler, so nothing from before the reset is delivered after it.
+    /// Also drops every event not yet handed to a handler, so nothing from before the reset is delivered after it.
     mutating func reset(to position: Position) -> Abandoned {
         next = position
         hasMore = true
@@ -126,7 +116,6 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         return abandon()
     }
 
-    /// Takes the events for the callback queue, with the handlers to call.
     mutating func takeOutbox() -> (
         events: [Event], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]
     ) {

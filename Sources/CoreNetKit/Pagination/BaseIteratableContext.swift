@@ -8,27 +8,21 @@
 
 import Dispatch
 
-/// A paginator: a context that loads a list page by page and delivers every page through
-/// ``onSuccess(_:)`` or ``onError(_:)`` — one event per page, not one per context.
+/// A paginator: a context that loads a list page by page and delivers every page through ``onSuccess(_:)`` or
+/// ``onError(_:)`` — one event per page, not one per context.
 ///
-/// Each ``moveNext()`` asks its page loader for the page at the current position; the loader
-/// returns the context of one request (``BaseServerRequest/perform()`` style) that ends in a
-/// ``LoadedPage``: the page, where the next one starts, and whether there is one. The rules:
+/// Each ``moveNext()`` asks the page loader for the context of one request (``BaseServerRequest/perform()`` style)
+/// that ends in a ``LoadedPage``: the page, where the next one starts, and whether there is one. The rules:
 ///
-/// - At most one page loads at a time. ``moveNext()`` while a page loads, or after the last
-///   page, requests nothing and returns `false`.
-/// - A page that fails is reported through ``onError(_:)`` and leaves the position where it
-///   was: the next ``moveNext()`` asks for the same page again — except a failure with
-///   ``BaseServerError/Code-swift.struct/repeatedCursor`` (a server that loops, see
-///   ``CursorPaginator``), which ends the paging: ``canMoveNext`` turns `false`.
-/// - ``reset(to:)`` and ``cancel()`` cancel the page in flight; its result is never delivered.
-///   After ``reset(to:)`` no event decided before it is delivered either.
-/// - Releasing the paginator cancels the page in flight.
-/// - Only a page context's terminal result counts: a cached result it delivers first through
-///   `onCacheSuccess` is not a page.
+/// - At most one page loads at a time; ``moveNext()`` while one loads, or after the last page, returns `false`.
+/// - A failed page goes to ``onError(_:)`` and keeps the position, so the next ``moveNext()`` retries it — except
+///   ``BaseServerError/Code-swift.struct/repeatedCursor`` (see ``CursorPaginator``), which ends the paging.
+/// - ``reset(to:)``, ``cancel()`` and releasing the paginator cancel the page in flight; its result is never
+///   delivered, and after ``reset(to:)`` no event decided before it is either.
+/// - Only a page context's terminal result counts, not a cached one it delivers first via `onCacheSuccess`.
 ///
-/// ``OffsetPaginator`` and ``CursorPaginator`` are the two kinds most APIs need. For async/await
-/// code, iterate ``pages``. Take a ``snapshot`` to come back to the same position later.
+/// ``OffsetPaginator`` and ``CursorPaginator`` fit most APIs. For async/await, iterate ``pages``; take a
+/// ``snapshot`` to come back to the same position later.
 ///
 /// ```swift
 /// paginator
@@ -39,7 +33,7 @@ import Dispatch
 public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRequestContext, ServiceAsyncIterator,
     @unchecked Sendable  // safe: all mutable state is in `state`, a Locked; the rest is `let`
 {
-    /// The type of one page.
+    /// One page.
     public typealias Model = Page
     /// Loads the page at a position.
     public typealias PageLoader = @Sendable (Position) -> RequestContext<LoadedPage<Page, Position>>
@@ -50,16 +44,14 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     private let load: PageLoader
     let state: Locked<IteratorState<Position, Page>>
 
-    /// Creates a paginator that starts at `start`, or where `snapshot` stood.
+    /// Creates a paginator that starts at `start` (also where ``reset()`` goes back to), or where `snapshot` stood.
     ///
     /// - Parameters:
-    ///   - start: the position of the first page, and the one ``reset()`` goes back to.
-    ///   - snapshot: a ``snapshot`` taken earlier; when given, paging continues where it stood
-    ///     and `start` is ignored.
+    ///   - snapshot: a ``snapshot`` taken earlier; when given, paging continues there and `start` is ignored.
     ///   - queue: the queue handlers run on; ``NetworkConfiguration/callbackQueue`` of
     ///     ``NetworkConfiguration/default`` when `nil`.
-    ///   - load: returns the context of the request for the page at a position. It is called on
-    ///     the thread that called ``moveNext()`` (or iterates ``pages``), never under a lock.
+    ///   - load: returns the context of the request for the page at a position. Called on the thread that called
+    ///     ``moveNext()`` (or iterates ``pages``), never under a lock.
     public init(
         start: Position, restoring snapshot: PaginationSnapshot<Position>? = nil,
         queue: DispatchQueue? = nil, load: @escaping PageLoader
@@ -78,38 +70,31 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     // MARK: State
 
-    /// Whether a next page remains: `false` once the last page was delivered, `true` again after
-    /// a reset. It stays `true` while a page loads and after a page failed.
+    /// Whether a next page remains: `false` once the last page was delivered, `true` again after a reset. It stays
+    /// `true` while a page loads and after a page failed.
     public var canMoveNext: Bool { state.withLock { $0.hasMore } }
 
-    /// Whether a page is loading: `true` from a ``moveNext()`` that requests a page until that
-    /// page's event is decided (or it is cancelled by ``reset(to:)`` or ``cancel()``).
+    /// Whether a page is loading: from a ``moveNext()`` that requests one until its event is decided or it is
+    /// cancelled.
     public var isLoading: Bool { state.withLock { $0.inFlight != nil } }
 
-    /// Where the paginator stands: where the next page starts and whether there is one. A page
-    /// that is loading is not counted as loaded.
+    /// Where the next page starts and whether there is one; a page still loading does not count as loaded.
     public var snapshot: PaginationSnapshot<Position> { state.withLock { $0.snapshot } }
 
     // MARK: Handlers
 
-    /// Adds a handler for pages.
-    ///
-    /// It runs on ``queue``, once for every page delivered after it was added, in page order.
-    /// It is never called for a page whose request was cancelled or reset. The paginator keeps it
-    /// until the paginator is released, so capture the paginator weakly inside it.
+    /// Adds a handler for pages: it runs on ``queue``, once per page delivered after it was added, in page order,
+    /// never for a cancelled or reset page. It is kept until the paginator is released: capture the paginator weakly.
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Page) -> Void) -> Self {
         state.withLock { $0.success.append(handler) }
         return self
     }
 
-    /// Adds a handler for pages that failed.
-    ///
-    /// It runs on ``queue``, once for every failed page delivered after it was added. The error is
-    /// the one the page's context ended with (a ``BaseServerError`` or the error an
-    /// ``ErrorMapperAdapter`` produced); ``BaseServerError/cancelled`` when someone else than the
-    /// paginator cancelled the page's context. The position is unchanged, so the next
-    /// ``moveNext()`` retries the page. The paginator keeps the handler until it is released.
+    /// Adds a handler for failed pages: it runs on ``queue``, once per failed page delivered after it was added, and
+    /// is kept until the paginator is released. The error is the page context's (a ``BaseServerError`` or what an
+    /// ``ErrorMapperAdapter`` produced); ``BaseServerError/cancelled`` when someone else than the paginator
+    /// cancelled that context. The position is unchanged, so the next ``moveNext()`` retries the page.
     @discardableResult
     public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
         state.withLock { $0.failure.append(handler) }
@@ -118,10 +103,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     // MARK: Paging
 
-    /// Starts loading the next page.
-    ///
-    /// - Returns: `true` when the request for the next page started; `false` when a page is
-    ///   already loading or the last page was delivered, and nothing was requested.
+    /// Starts loading the next page; `false` (nothing requested) when a page is loading or the last was delivered.
     @discardableResult
     public func moveNext() -> Bool {
         guard let begun = state.withLock({ $0.begin() }) else { return false }
@@ -129,11 +111,11 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         return true
     }
 
-    /// Continues from `position` with the next ``moveNext()``.
+    /// Continues from `position` with the next ``moveNext()``; ``canMoveNext`` becomes `true`.
     ///
-    /// Cancels the page in flight; neither its result nor any event not yet handed to a handler
-    /// is delivered. ``canMoveNext`` becomes `true`. Safe to call from any thread; called on
-    /// ``queue`` when it is serial (as `.main` is), no handler runs for an earlier page after it.
+    /// Cancels the page in flight; neither its result nor any event not yet handed to a handler is delivered.
+    /// Safe from any thread; called on ``queue`` when it is serial (as `.main` is), no handler runs for an earlier
+    /// page after it.
     public func reset(to position: Position) {
         stop(state.withLock { $0.reset(to: position) })
     }
@@ -143,15 +125,13 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         stop(state.withLock { $0.reset(to: $0.start) })
     }
 
-    /// Cancels the page in flight, if any: no event is delivered for it and the position stays,
-    /// so the next ``moveNext()`` requests the same page.
+    /// Cancels the page in flight, if any: no event is delivered for it and the next ``moveNext()`` requests it again.
     public func cancel() {
         stop(state.withLock { $0.abandon() })
     }
 
     // MARK: Internal
 
-    /// Requests the page `token` at `position` and routes its result back.
     func launch(_ token: Int, at position: Position) {
         let context = load(position)
         let attached = state.withLock { $0.attach({ context.cancel() }, to: token) }
@@ -174,7 +154,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         for waiter in delivered.waiters { waiter.resume(delivered.result) }
     }
 
-    /// Hands every event in the outbox to the handlers; runs on `delivery`.
+    /// Runs on `delivery`.
     private func drain() {
         let taken = state.withLock { $0.takeOutbox() }
         for event in taken.events {

@@ -6,19 +6,14 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The cursors a ``CursorPaginator`` was given in its current run, so that a server that
-/// repeats one (A, B, A, B, …) stops the paging instead of looping.
-///
-/// A run starts with the paginator (or a reset, which starts a new one). At most ``limit``
-/// cursors are remembered; past that the oldest are forgotten, so a loop longer than the limit
-/// goes unnoticed, but memory stays bounded whatever the server sends.
+/// The cursors a ``CursorPaginator`` was given in its current run (from creation or a reset), so that a server
+/// that repeats one (A, B, A, B, …) stops the paging instead of looping. Past ``limit`` the oldest are forgotten:
+/// a longer loop goes unnoticed, but memory stays bounded.
 struct CursorHistory {
-    /// How many cursors a run remembers.
     static let limit = 10_000
 
     private(set) var run = 0
-    /// The last page accepted: its position and the next cursor it named. Reading the same page
-    /// again (its cached answer, then the server's) names the same cursor without repeating one.
+    /// The last page accepted: reading it again (cached answer, then the server's) names the same cursor legally.
     private var last: (position: String?, next: String)?
     private var seen: Set<String> = []
     private var order: [String] = []
@@ -34,8 +29,8 @@ struct CursorHistory {
         if let start { remember(start) }
     }
 
-    /// Records `next`, the cursor the page at `position` names in run `run`; `false` when it was
-    /// already given in that run by another page. A result of an earlier run is ignored (`true`).
+    /// Records `next`, named by the page at `position`; `false` when another page gave it in this run. A result of
+    /// an earlier run is ignored (`true`).
     mutating func accept(_ next: String, at position: String?, inRun run: Int) -> Bool {
         guard run == self.run else { return true }
         if let last, last.position == position, last.next == next { return true }

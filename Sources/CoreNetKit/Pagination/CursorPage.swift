@@ -19,11 +19,6 @@ public struct CursorPage<Element: Sendable>: Sendable {
     public var isLast: Bool { nextCursor == nil }
 
     /// Creates a page.
-    ///
-    /// - Parameters:
-    ///   - items: the items of the page.
-    ///   - cursor: the cursor the page was requested with.
-    ///   - nextCursor: the cursor of the next page, `nil` on the last one.
     public init(items: [Element], cursor: String?, nextCursor: String?) {
         self.items = items
         self.cursor = cursor
@@ -35,17 +30,8 @@ extension CursorPage: Equatable where Element: Equatable {}
 
 /// What a cursor API answers for one page: the items and the cursor of the next page.
 ///
-/// A `nil` or empty ``nextCursor`` is the end. Cursors that are not strings (numbers, ids) are
-/// passed as their text:
-///
-/// ```swift
-/// struct FeedPage: Decodable, CursorPageResponse {
-///     let items: [Post]
-///     let nextCursor: String?  // {"items": [...], "nextCursor": "41"}
-/// }
-/// ```
-///
-/// When the API sends the cursor as a number, decode it into its text:
+/// A `nil` or empty ``nextCursor`` is the end. Cursors that are not strings (numbers, ids) are passed as their
+/// text; when the API sends a number, decode it into its text:
 ///
 /// ```swift
 /// struct FeedPage: Decodable, CursorPageResponse {
@@ -62,7 +48,7 @@ extension CursorPage: Equatable where Element: Equatable {}
 /// }
 /// ```
 public protocol CursorPageResponse {
-    /// The type of one item.
+    /// One item.
     associatedtype Element
     /// The items of the page.
     var items: [Element] { get }

@@ -10,17 +10,14 @@ import Dispatch
 
 /// Pages through a cursor API (`?cursor=…`): each page names where the next one starts.
 ///
-/// Unlike offsets, a cursor stays right when the server adds or removes items above it, so no
-/// item is skipped or repeated. The first page is requested with a `nil` cursor; a `nil` or empty
-/// next cursor ends the paging. Positions are cursors: `reset(to: nil)` starts over from the top.
+/// Unlike offsets, a cursor stays right when the server adds or removes items above it. The first page is requested
+/// with a `nil` cursor; a `nil` or empty next cursor ends the paging; `reset(to: nil)` starts over from the top.
 ///
-/// A server that names a cursor it already gave in this run (A, B, A, B, …, or the cursor of
-/// the page just loaded) would be paged forever: instead, the page that repeats it ends in
-/// ``BaseServerError/Code-swift.struct/repeatedCursor`` through ``BaseIteratableContext/onError(_:)``
-/// (its items are not delivered: they may be a repeat too), ``BaseIteratableContext/canMoveNext``
-/// turns `false` and ``BaseIteratableContext/pages`` throws it. A run starts when the paginator
-/// is created (with its start cursor, or a snapshot's position) and again at every reset; it
-/// remembers at most 10,000 cursors (the oldest are forgotten), so memory stays bounded.
+/// A server that names a cursor it already gave in this run (A, B, A, B, …) would be paged forever: instead that
+/// page ends in ``BaseServerError/Code-swift.struct/repeatedCursor`` through ``BaseIteratableContext/onError(_:)``
+/// (its items are not delivered), ``BaseIteratableContext/canMoveNext`` turns `false` and
+/// ``BaseIteratableContext/pages`` throws it. A run starts at creation (at the start cursor or the snapshot's
+/// position) and at every reset; it remembers at most 10,000 cursors, the oldest forgotten first.
 ///
 /// ```swift
 /// let paginator = CursorPaginator { cursor in
@@ -31,24 +28,19 @@ import Dispatch
 /// }
 /// ```
 ///
-/// Every rule of ``BaseIteratableContext`` holds: one page at a time, a failed page is retried by
-/// the next ``BaseIteratableContext/moveNext()``, a reset page is never delivered.
+/// Every rule of ``BaseIteratableContext`` holds.
 public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<String?, CursorPage<Element>>,
     @unchecked Sendable  // safe: its only state, `history`, is a Locked
 {
-    /// The cursors given in this run.
     private let history: Locked<CursorHistory>
 
-    /// Creates a paginator for a cursor API.
+    /// Creates a paginator for a cursor API; `snapshot` and `queue` work as for ``BaseIteratableContext``.
     ///
     /// - Parameters:
-    ///   - startCursor: the cursor of the first page (`nil`: the top), and the one
+    ///   - startCursor: the cursor of the first page (`nil`: the top), and where
     ///     ``BaseIteratableContext/reset()`` goes back to.
-    ///   - snapshot: a ``BaseIteratableContext/snapshot`` taken earlier; paging continues where it
-    ///     stood.
-    ///   - queue: the queue handlers run on; the default configuration's callback queue when `nil`.
-    ///   - load: returns the context of the request for the page at `cursor`. Called on the
-    ///     thread that calls ``BaseIteratableContext/moveNext()``, once per page request.
+    ///   - load: returns the context of the request for the page at `cursor`; called once per page request, on the
+    ///     thread that calls ``BaseIteratableContext/moveNext()``.
     public init<Response: CursorPageResponse>(
         startCursor: String? = nil, restoring snapshot: PaginationSnapshot<String?>? = nil,
         queue: DispatchQueue? = nil,
@@ -72,8 +64,7 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
         }
     }
 
-    /// Continues from `position` with the next ``BaseIteratableContext/moveNext()`` and starts a
-    /// new run: cursors given before are forgotten. See ``BaseIteratableContext/reset(to:)``.
+    /// Like ``BaseIteratableContext/reset(to:)``, and starts a new run: cursors given before are forgotten.
     public override func reset(to position: String?) {
         history.withLock { $0.restart(at: position) }
         super.reset(to: position)
@@ -86,7 +77,6 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
         super.reset()
     }
 
-    /// The page `response` makes at `cursor`, and where the next one starts.
     static func loaded<Response: CursorPageResponse>(
         _ response: Response, cursor: String?
     ) -> LoadedPage<CursorPage<Element>, String?> where Response.Element == Element {

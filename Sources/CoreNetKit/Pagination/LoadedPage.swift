@@ -6,11 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// One loaded page and where the page after it starts: what the page loader of a
-/// ``BaseIteratableContext`` delivers.
-///
-/// ``OffsetPaginator`` and ``CursorPaginator`` build it for you; build it yourself only for a
-/// paginator of another kind, for example one that counts page numbers:
+/// One loaded page and where the next one starts: what the page loader of a ``BaseIteratableContext`` delivers.
+/// ``OffsetPaginator`` and ``CursorPaginator`` build it for you; build it for other kinds, such as page numbers:
 ///
 /// ```swift
 /// let paginator = BaseIteratableContext<Int, [Order]>(start: 1) { page in
@@ -22,17 +19,12 @@
 public struct LoadedPage<Page: Sendable, Position: Sendable>: Sendable {
     /// The page to deliver.
     public var page: Page
-    /// Where the next page starts.
+    /// Where the next page starts; kept even when `hasMore` is `false`.
     public var next: Position
     /// Whether a next page exists; `false` ends the paging.
     public var hasMore: Bool
 
     /// Creates a loaded page.
-    ///
-    /// - Parameters:
-    ///   - page: the page to deliver.
-    ///   - next: where the next page starts; kept even when `hasMore` is `false`.
-    ///   - hasMore: whether a next page exists.
     public init(_ page: Page, next: Position, hasMore: Bool) {
         self.page = page
         self.next = next

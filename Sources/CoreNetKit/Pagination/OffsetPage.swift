@@ -18,12 +18,6 @@ public struct OffsetPage<Element: Sendable>: Sendable {
     public var isLast: Bool
 
     /// Creates a page.
-    ///
-    /// - Parameters:
-    ///   - items: the items of the page.
-    ///   - offset: the index of its first item in the list.
-    ///   - total: the number of items in the whole list, if known.
-    ///   - isLast: whether this is the last page.
     public init(items: [Element], offset: Int, total: Int?, isLast: Bool) {
         self.items = items
         self.offset = offset
@@ -36,9 +30,8 @@ extension OffsetPage: Equatable where Element: Equatable {}
 
 /// What an offset API answers for one page: the items, and the total count when it gives one.
 ///
-/// ``OffsetPaginator`` knows the end from ``total`` when it is not `nil`, else from a page shorter
-/// than asked for. A plain array conforms (it has no total), and so does any model with these two
-/// properties:
+/// ``OffsetPaginator`` knows the end from ``total`` when it is not `nil`, else from a page shorter than asked for.
+/// A plain array conforms (with no total), and so does any model with these two properties:
 ///
 /// ```swift
 /// struct OrderPage: Decodable, OffsetPageResponse {
@@ -47,7 +40,7 @@ extension OffsetPage: Equatable where Element: Equatable {}
 /// }
 /// ```
 public protocol OffsetPageResponse {
-    /// The type of one item.
+    /// One item.
     associatedtype Element
     /// The items of the page.
     var items: [Element] { get }

@@ -8,13 +8,11 @@
 
 import Dispatch
 
-/// Pages through an offset/limit API (`?offset=40&limit=20`, `skip`/`take`): each page starts
-/// where the previous one ended.
+/// Pages through an offset/limit API (`?offset=40&limit=20`, `skip`/`take`): each page starts where the previous
+/// one ended.
 ///
-/// Build it from a closure that returns the context of one page's request, as your service
-/// already does. The end is known from the total count when the response has one
-/// (``OffsetPageResponse/total``), else from a page shorter than ``pageSize`` (an empty one
-/// included). Positions are item offsets: `reset(to: 0)` starts over.
+/// The end is known from ``OffsetPageResponse/total`` when the response has one, else from a page shorter than
+/// ``pageSize`` (an empty one included). Positions are item offsets: `reset(to: 0)` starts over.
 ///
 /// ```swift
 /// let paginator = OffsetPaginator(pageSize: 20) { offset, limit in
@@ -26,26 +24,20 @@ import Dispatch
 /// paginator.moveNext()                                      // items 0..<20
 /// ```
 ///
-/// Every rule of ``BaseIteratableContext`` holds: one page at a time, a failed page is retried by
-/// the next ``BaseIteratableContext/moveNext()``, a reset page is never delivered.
+/// Every rule of ``BaseIteratableContext`` holds.
 public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int, OffsetPage<Element>>,
     @unchecked Sendable  // safe: adds only a `let` to its Sendable base
 {
     /// How many items each page asks for.
     public let pageSize: Int
 
-    /// Creates a paginator for an offset/limit API.
+    /// Creates a paginator for an offset/limit API; `snapshot` and `queue` work as for ``BaseIteratableContext``.
     ///
     /// - Parameters:
-    ///   - pageSize: how many items each page asks for; a value below 1 makes every page fail
-    ///     with ``BaseServerError`` coded `invalidRequest`.
-    ///   - startOffset: the offset of the first page, and the one ``BaseIteratableContext/reset()``
-    ///     goes back to.
-    ///   - snapshot: a ``BaseIteratableContext/snapshot`` taken earlier; paging continues where it
-    ///     stood.
-    ///   - queue: the queue handlers run on; the default configuration's callback queue when `nil`.
-    ///   - load: returns the context of the request for `limit` items from `offset`. Called on the
-    ///     thread that calls ``BaseIteratableContext/moveNext()``, once per page request.
+    ///   - pageSize: below 1, every page fails with ``BaseServerError`` coded `invalidRequest`.
+    ///   - startOffset: the offset of the first page, and where ``BaseIteratableContext/reset()`` goes back to.
+    ///   - load: returns the context of the request for `limit` items from `offset`; called once per page request,
+    ///     on the thread that calls ``BaseIteratableContext/moveNext()``.
     public init<Response: OffsetPageResponse>(
         pageSize: Int, startOffset: Int = 0, restoring snapshot: PaginationSnapshot<Int>? = nil,
         queue: DispatchQueue? = nil,
@@ -66,7 +58,6 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
         }
     }
 
-    /// The page `response` makes at `offset`, and where the next one starts.
     static func loaded<Response: OffsetPageResponse>(
         _ response: Response, offset: Int, limit: Int
     ) -> LoadedPage<OffsetPage<Element>, Int> where Response.Element == Element {

@@ -6,12 +6,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Where a paginator stands, as a value you can keep and encode, so a screen can come back
-/// where it was.
+/// Where a paginator stands, as a value you can keep and encode, so a screen can come back where it was.
 ///
-/// Take one with ``BaseIteratableContext/snapshot`` and hand it to a paginator's
-/// `restoring:` initializer. A page that was loading when the snapshot was taken is not in it:
-/// the restored paginator loads that page again.
+/// Take one with ``BaseIteratableContext/snapshot`` and hand it to a paginator's `restoring:` initializer. A page
+/// that was loading when it was taken is not in it: the restored paginator loads that page again.
 ///
 /// ```swift
 /// let data = try JSONEncoder().encode(paginator.snapshot)
@@ -28,11 +26,6 @@ public struct PaginationSnapshot<Position: Sendable>: Sendable {
     public var hasMore: Bool
 
     /// Creates a snapshot.
-    ///
-    /// - Parameters:
-    ///   - start: where paging started.
-    ///   - next: where the next page starts.
-    ///   - hasMore: whether a next page remains.
     public init(start: Position, next: Position, hasMore: Bool) {
         self.start = start
         self.next = next

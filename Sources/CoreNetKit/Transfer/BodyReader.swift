@@ -8,8 +8,7 @@
 
 import Foundation
 
-/// A response as the pipeline received it: the head, and the body collected in memory (empty
-/// when it went to a file or to a streaming reader).
+/// A response as received; `body` is empty when it went to a file or a streaming reader.
 struct ReceivedResponse: Sendable {
     var statusCode: Int
     var headers: HTTPHeaders
@@ -19,35 +18,27 @@ struct ReceivedResponse: Sendable {
     var bytes: Int64
     /// The downloaded file, when the body was placed at the request's destination.
     var file: URL?
-    /// The first bytes of a body that went to a streaming reader, when a monitor records them
-    /// (``BodyReader/keepsPrefix``).
+    /// The first bytes of a streamed body, when a monitor records them (``BodyReader/keepsPrefix``).
     var streamedPrefix = Data()
     /// When the head arrived, from the handover to the transport; `nil` when not measured.
     var headAt: Duration?
-    /// The protocol the response came in, when the transport said (TransportResponse/httpVersion).
     var httpVersion: String?
 }
 
-/// Pulls one response body, once, for every transport: collects it into memory under the size
-/// budget, writes it to a file, or hands it to a streaming reader; reports download progress as
-/// it goes. The deadline and the idle timeout are the exchange's (``ExchangeDriver``).
+/// Pulls one response body into memory, a file, or a streaming reader, reporting download progress. Deadline and
+/// idle timeout are the exchange's (``ExchangeDriver``).
 struct BodyReader: Sendable {
-    /// The most bytes collected into memory.
     let memoryLimit: Int
     /// The most bytes written to a file; `nil` for no limit.
     let fileLimit: Int64?
-    /// Asked at each piece where download progress goes: the request's own transfer, or the one
-    /// made once a context watches (a context may start watching while the body arrives); `nil`
-    /// when nobody can watch.
+    /// Asked at each piece, since a context may start watching while the body arrives; `nil` when nobody can watch.
     let progressWatch: ProgressWatch?
     /// Hears the status when a body starts going to a streaming reader (for the monitors).
     var streamStarted: (@Sendable (Int) -> Void)? = nil
     /// How many bytes of a streamed body to keep for a monitor that records exchanges.
     var keepsPrefix = 0
 
-    /// Collects `response`'s body into memory.
-    ///
-    /// - Throws: `responseTooLarge` past ``memoryLimit``; the transport's error.
+    /// Throws `responseTooLarge` past ``memoryLimit``, or the transport's error.
     func collect(_ response: TransportResponse) async throws -> ReceivedResponse {
         let expected = response.expectedLength
         var data = Data()
@@ -74,10 +65,8 @@ struct BodyReader: Sendable {
             bytes: Int64(data.count), httpVersion: response.httpVersion)
     }
 
-    /// Writes `response`'s body to `file` (which exists and is empty).
-    ///
-    /// - Throws: `responseTooLarge` past ``fileLimit`` (counting `offset` bytes already kept);
-    ///   `fileAccess` when the file cannot be written; the transport's error.
+    /// `file` exists and is empty. Throws `responseTooLarge` past ``fileLimit`` (counting the `offset` bytes already
+    /// kept), `fileAccess`, or the transport's error.
     func write(_ response: TransportResponse, to file: URL, offset: Int64 = 0) async throws -> ReceivedResponse {
         let handle: FileHandle
         do {
@@ -107,7 +96,7 @@ struct BodyReader: Sendable {
             bytes: written, httpVersion: response.httpVersion)
     }
 
-    /// Hands `response`'s body to `stream`'s reader, waiting while the reader's buffer is full.
+    /// Waits while the reader's buffer is full.
     func forward(_ response: TransportResponse, to stream: ResponseBodyStream) async throws -> ReceivedResponse {
         streamStarted?(response.statusCode)
         let expected = response.expectedLength

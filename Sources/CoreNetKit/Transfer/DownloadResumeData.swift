@@ -8,15 +8,12 @@
 
 import Foundation
 
-/// What is needed to go on with a download that failed or was cancelled: the bytes that
-/// arrived (kept in a partial file) and the validator that proves the server still has the same
-/// file.
+/// What is needed to go on with a failed or cancelled download: the bytes that arrived (in a partial file) and the
+/// validator that proves the server still has the same file.
 ///
-/// A download produces it only when it asks to (``ServerRequest/keepsPartialDownload``); it is
-/// on the error the request fails with (``BaseServerError/resumeData``) and is what
-/// ``ActiveRequestContext/cancel(producingResumeData:)`` hands back. It is `Codable`, so an app
-/// can keep it across launches (the partial file stays where ``partialFileURL`` says until it is
-/// resumed or ``removePartialFile()`` is called).
+/// Produced only when asked for (``ServerRequest/keepsPartialDownload``), on the error
+/// (``BaseServerError/resumeData``) or from ``ActiveRequestContext/cancel(producingResumeData:)``. It is `Codable`
+/// to keep across launches; the partial file stays until resumed or ``removePartialFile()`` is called.
 ///
 /// ```swift
 /// var request = ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/videos/42.mp4",
@@ -25,20 +22,16 @@ import Foundation
 /// request.resumeData = (error as? BaseServerError)?.resumeData
 /// ```
 ///
-/// A request resumed with it sends `Range: bytes=N-` with an `If-Range` validator. A `206
-/// Partial Content` that starts at byte N is appended to the partial file; a `200` (the file
-/// changed, or the server ignores ranges) starts over. Progress starts at N of the total. When
-/// the partial file is gone or shorter than ``bytesReceived``, or the server gave no strong
-/// validator, the download starts over.
+/// A resumed request sends `Range: bytes=N-` with `If-Range`; a `206` from byte N is appended, and progress starts
+/// at N. A `200`, a partial file gone or shorter than ``bytesReceived``, or no strong validator starts over.
 public struct DownloadResumeData: Codable, Sendable, Hashable {
-    /// The URL the bytes came from, query included (for your records: the resumed request uses
-    /// its own URL, so a re-signed URL to the same file resumes too).
+    /// The URL the bytes came from, for your records: the resumed request uses its own URL, so a re-signed one works.
     public var url: URL
     /// Where the finished file goes.
     public var destination: URL
     /// The file holding the bytes received so far.
     public var partialFileURL: URL
-    /// How many bytes of the file arrived (the size of the partial file).
+    /// The size of the partial file.
     public var bytesReceived: Int64
     /// The size of the whole file, when the server said it.
     public var expectedLength: Int64?
@@ -61,8 +54,8 @@ public struct DownloadResumeData: Codable, Sendable, Hashable {
         self.lastModified = lastModified
     }
 
-    /// The `If-Range` value: the strong ETag, else Last-Modified; `nil` when the server gave
-    /// neither (a weak ETag cannot be used, RFC 9110 §13.1.5), and then the download starts over.
+    /// The `If-Range` value: the strong ETag, else Last-Modified; `nil` (start over) when neither. A weak ETag
+    /// cannot be used (RFC 9110 §13.1.5).
     public var ifRangeValidator: String? {
         if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
         return lastModified

@@ -8,14 +8,10 @@
 
 import Foundation
 
-/// Decides which raw progress callbacks are worth delivering: pure state, the time passed in.
-///
-/// A value passes when it moves forward (more bytes and no lower fraction than the last one
-/// delivered) and either the interval has passed since the last delivery or the transfer just
-/// completed. ``finish()`` gives the closing `1.0` if it was not delivered yet. So handlers see
-/// a monotonic series of at most `1 / interval` values a second, plus the final one.
+/// Decides which raw progress callbacks to deliver (pure state, time passed in): a value passes when it moves
+/// forward and the interval has passed or it completes, so handlers see a monotonic series of at most
+/// `1 / interval` values a second, plus the closing `1.0` from ``finish()``.
 struct ProgressThrottle<Instant: InstantProtocol> where Instant.Duration == Swift.Duration {
-    /// The shortest time between two deliveries; 1/30 s by default.
     let interval: Duration
     private(set) var last: TransferProgress?
     private var lastTime: Instant?
@@ -25,8 +21,7 @@ struct ProgressThrottle<Instant: InstantProtocol> where Instant.Duration == Swif
         self.interval = interval
     }
 
-    /// The value to deliver for `completed` of `expected` bytes (`expected` < 0 when unknown)
-    /// reported at `now`, or `nil` to drop it.
+    /// The value to deliver for `completed` of `expected` bytes (< 0 unknown), or `nil` to drop it.
     mutating func offer(completed: Int64, expected: Int64, now: Instant) -> TransferProgress? {
         let total: Int64? = expected >= 0 ? max(expected, completed) : nil
         if total != nil { self.total = total }

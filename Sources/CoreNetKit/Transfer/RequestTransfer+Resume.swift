@@ -30,8 +30,7 @@ struct ResponseHead: Sendable {
         return (first, Int64(parts[1].trimmingHTTPWhitespace))
     }
 
-    /// Whether the body is sent with a content coding other than `identity`: its bytes are
-    /// then not the file's bytes, and ranges of them cannot be appended.
+    /// A content coding other than `identity`: the bytes are not the file's, so ranges cannot be appended.
     var isEncoded: Bool {
         guard let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace else { return false }
         return !coding.isEmpty && coding.lowercased() != "identity"
@@ -51,8 +50,8 @@ enum ResumeOutcome {
 }
 
 extension RequestTransfer {
-    /// Sets up one attempt of a download: adopts the request's resume data the first time,
-    /// asks for the rest of the kept bytes (`Range`, `If-Range`), and listens for the head.
+    /// Sets up one download attempt: adopts the request's resume data the first time and asks for the rest of the
+    /// kept bytes (`Range`, `If-Range`).
     func prepareDownload(_ request: inout TransportRequest, for serverRequest: ServerRequest) {
         let keeps = serverRequest.keepsPartialDownload || serverRequest.hasResumeData
         let adopt = state.withLock { $0.resume.startAttempt(keeping: keeps, resumeData: serverRequest.resumeData) }
@@ -64,15 +63,14 @@ extension RequestTransfer {
             request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
         }
-        // Ranges count bytes of the representation as sent: a compressed body would not be
-        // the file's bytes.
+        // Ranges count bytes of the representation as sent: a compressed body would not be the file's bytes.
         if keeps, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
     }
 
-    /// Takes the partial file of `data` as the kept bytes, cut to the length it names; a
-    /// partial file that is gone or shorter, or one without a validator, is removed instead.
+    /// Takes `data`'s partial file as the kept bytes, cut to the length it names; one that is gone, shorter, or
+    /// without a validator is removed instead.
     private func adopt(_ data: DownloadResumeData, url: URL, destination: URL) {
         let file = data.partialFileURL
         guard file.standardizedFileURL != destination.standardizedFileURL else { return }
@@ -89,8 +87,7 @@ extension RequestTransfer {
         state.withLock { $0.resume.partial = partial }
     }
 
-    /// Records the current attempt's head; a `206` that continues the kept bytes moves the
-    /// progress to where they end.
+    /// A `206` that continues the kept bytes moves the progress to where they end.
     func receivedHead(status: Int, headers: HTTPHeaders) {
         let head = ResponseHead(status: status, headers: headers)
         if let remaining = state.withLock({ $0.resume.received(head) }) {
@@ -98,7 +95,6 @@ extension RequestTransfer {
         }
     }
 
-    /// What the response of the current attempt means for the file.
     func resumeOutcome(of statusCode: Int) -> ResumeOutcome {
         state.withLock { $0.resume.outcome(of: statusCode) }
     }
@@ -111,7 +107,6 @@ extension RequestTransfer {
         dropPartial()
     }
 
-    /// Removes the kept bytes, if any.
     func dropPartial() {
         let partial: DownloadResumeData? = state.withLock { state in
             defer { state.resume.partial = nil }
@@ -120,8 +115,7 @@ extension RequestTransfer {
         partial?.removePartialFile()
     }
 
-    /// Appends the range that arrived (in `scratch`, or in memory from a transport that keeps
-    /// bodies there) to the kept bytes, and checks the total the server announced.
+    /// Appends the range that arrived (in `scratch`, or in memory) to the kept bytes and checks the announced total.
     func append(_ scratch: URL, inMemoryBody body: Data) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         guard let partial = state.withLock({ $0.resume.partial }) else {
@@ -146,7 +140,6 @@ extension RequestTransfer {
         state.withLock { $0.resume.partial?.bytesReceived = size }
     }
 
-    /// Moves the completed kept bytes to `destination`.
     func placePartial(at destination: URL) throws {
         guard let partial = state.withLock({ $0.resume.partial }) else {
             throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
@@ -154,9 +147,8 @@ extension RequestTransfer {
         try move(partial.partialFileURL, to: destination)
     }
 
-    /// After a failed attempt of a download that keeps its bytes: what arrived in `scratch`
-    /// joins the kept bytes (a `206` that continues them) or replaces them (a `2xx` from the
-    /// start); anything else is removed.
+    /// After a failed attempt that keeps its bytes, `scratch` joins the kept bytes (a continuing `206`) or replaces
+    /// them (a `2xx` from the start); anything else is removed.
     func keepAfterFailure(_ scratch: URL, url: URL, destination: URL) {
         let (keeps, head, requested) = state.withLock {
             ($0.resume.keepsPartial, $0.resume.head, $0.resume.requestedOffset)
@@ -186,7 +178,6 @@ extension RequestTransfer {
 
     // MARK: Files
 
-    /// The size of `file`, or `nil` when it is not there.
     static func size(of file: URL) -> Int64? {
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
         return (attributes?[.size] as? NSNumber)?.int64Value

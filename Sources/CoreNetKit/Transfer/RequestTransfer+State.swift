@@ -9,64 +9,50 @@
 import Foundation
 
 extension RequestTransfer {
-    /// The transfer's state and every decision about it, without I/O: each event is a `mutating`
-    /// method, called under the transfer's lock, that returns what to do; the transfer does it
-    /// after unlocking (files, the progress sink).
+    /// The transfer's state and decisions, without I/O: each event is a `mutating` method called under the lock that
+    /// returns what the transfer does after unlocking.
     struct StateMachine {
-        /// Where the transfer is in its life.
         enum Phase: Equatable {
             /// Progress flows; `placed` is the downloaded file once it was moved into place.
             case open(placed: URL?)
-            /// A file is being renamed from `source` to `destination`; `interrupted` says whether
-            /// the request was cancelled or ended meanwhile.
+            /// A file is being renamed; `interrupted` says whether the request was cancelled or ended meanwhile.
             case placing(source: URL, destination: URL, interrupted: Interruption?)
-            /// Cancelled with a partial download kept: no progress; the files stay until the
-            /// transport has stopped writing and the transfer ends (`placed`, a file already in
-            /// place, is then removed).
+            /// Cancelled with a partial download kept: files stay until the transport stopped writing and the
+            /// transfer ends (`placed` is then removed).
             case cancelledKeepingPartial(placed: URL?)
-            /// Ended: no progress, no files but the downloaded one of a success and the partial
-            /// one of ``resumeData``.
+            /// No files left but a success's download and the partial one of ``resumeData``.
             case ended(resumeData: DownloadResumeData?)
         }
 
-        /// What happened while a file was being placed.
         enum Interruption: Equatable {
             case cancelledKeepingPartial
             case ended
         }
 
-        /// What to do with a progress value.
         enum ProgressAction {
             case none
             case deliver(TransferProgress, to: Sink)
         }
 
-        /// What to do about a file to move into place.
         enum PlaceAction: Equatable {
             /// Rename it, then report with ``placed(renamed:)``.
             case rename
-            /// Do not: the transfer was cancelled or ended.
             case refuse
         }
 
-        /// What to do once a rename was tried.
         enum PlacedAction: Equatable {
             /// It is in place (or the rename failed and nothing moved): go on.
             case done
-            /// The request was cancelled or ended meanwhile: take back what the rename did
-            /// (`undo`), remove the kept bytes nobody can resume (`removePartial`), and end in
-            /// cancellation.
+            /// Cancelled or ended meanwhile: undo the rename, remove unresumable kept bytes, end in cancellation.
             case interrupted(undo: Undo?, removePartial: DownloadResumeData?)
         }
 
-        /// Taking a placed file back out of its destination.
         struct Undo: Equatable {
             var destination: URL
             /// Where to move it back (it is the kept partial file); `nil` removes it.
             var moveBackTo: URL?
         }
 
-        /// What to do when the request is cancelled.
         enum CancelAction: Equatable {
             /// Nothing is kept: end the transfer at once, as a failure.
             case finish
@@ -75,16 +61,12 @@ extension RequestTransfer {
             case none
         }
 
-        /// What ending the transfer takes.
         struct FinishAction {
             /// Each direction's closing `1.0`, for `sink`, on success.
             var finals: [(TransferProgress, TransferDirection)] = []
             var sink: Sink?
-            /// The downloaded file of a failed request, to remove.
             var removePlaced: URL?
-            /// Kept bytes nobody can resume, to remove.
             var removePartial: DownloadResumeData?
-            /// Whether the scratch files are still to be closed.
             var closeFiles = false
         }
 
@@ -92,13 +74,10 @@ extension RequestTransfer {
         private(set) var sink: Sink?
         private var upload = ProgressThrottle<WallInstant>()
         private var download = ProgressThrottle<WallInstant>()
-        /// The download's resume bookkeeping across attempts.
         var resume = ResumeState()
 
-        /// Whether progress has anyone to go to.
         var reportsProgress: Bool { sink != nil }
 
-        /// The resume data the ended transfer left, if any.
         var resumeData: DownloadResumeData? {
             if case .ended(let data) = phase { return data }
             return nil
@@ -125,7 +104,6 @@ extension RequestTransfer {
             return offered.map { .deliver($0, to: sink) } ?? .none
         }
 
-        /// The file at `source` is about to be renamed to `destination`.
         mutating func place(_ source: URL, at destination: URL) -> PlaceAction {
             guard case .open = phase else { return .refuse }
             phase = .placing(source: source, destination: destination, interrupted: nil)
@@ -156,7 +134,6 @@ extension RequestTransfer {
             }
         }
 
-        /// The request was cancelled (from the cancelling thread).
         mutating func cancel() -> CancelAction {
             guard resume.keepsPartial else { return isEnded ? .none : .finish }
             switch phase {
@@ -171,8 +148,7 @@ extension RequestTransfer {
             }
         }
 
-        /// The request ended, `succeeded` or not. Kept bytes that can be resumed become the
-        /// ``resumeData`` of a failure; others are removed.
+        /// Kept bytes that can be resumed become the ``resumeData`` of a failure; others are removed.
         mutating func finish(succeeded: Bool) -> FinishAction {
             var action = FinishAction()
             switch phase {
@@ -207,7 +183,6 @@ extension RequestTransfer {
             return false
         }
 
-        /// The kept bytes as resume data, if they can be resumed.
         private var resumable: DownloadResumeData? {
             guard let partial = resume.partial, partial.bytesReceived > 0, partial.ifRangeValidator != nil else {
                 return nil
@@ -216,17 +191,14 @@ extension RequestTransfer {
         }
     }
 
-    /// A download's bookkeeping across its attempts, for a resume.
     struct ResumeState {
-        /// Whether a failed download keeps its bytes for a resume.
         var keepsPartial = false
-        /// Whether the request's resume data was looked at (once, at the first attempt).
+        /// The request's resume data is looked at once, at the first attempt.
         var adoptedResumeData = false
         /// The bytes kept from earlier attempts (or the resume data), if any.
         var partial: DownloadResumeData?
-        /// Where the current attempt asked the body to start (its `Range`), 0 for the whole.
+        /// The current attempt's `Range` start; 0 for the whole.
         var requestedOffset: Int64 = 0
-        /// The current attempt's response head, once it arrived.
         var head: ResponseHead?
         /// Added to the transport's download progress: the bytes a resumed attempt skipped.
         var downloadOffset: Int64 = 0
@@ -234,8 +206,7 @@ extension RequestTransfer {
 }
 
 extension RequestTransfer.ResumeState {
-    /// An attempt of the download starts: returns the request's resume data to adopt, the first
-    /// time only.
+    /// Returns the request's resume data to adopt, at the first attempt only.
     mutating func startAttempt(keeping keeps: Bool, resumeData: DownloadResumeData?) -> DownloadResumeData? {
         keepsPartial = keeps
         guard !adoptedResumeData else { return nil }
@@ -243,8 +214,8 @@ extension RequestTransfer.ResumeState {
         return resumeData
     }
 
-    /// The range the attempt asks for (`Range` from `offset`, `If-Range: validator`), if kept
-    /// bytes can be resumed; it is remembered for ``received(_:)`` and ``outcome(of:)``.
+    /// The `Range` offset and `If-Range` validator to ask for, if kept bytes can be resumed; remembered for
+    /// ``received(_:)`` and ``outcome(of:)``.
     mutating func rangeToAsk() -> (offset: Int64, validator: String)? {
         guard let partial, partial.bytesReceived > 0, let validator = partial.ifRangeValidator else {
             requestedOffset = 0
@@ -254,8 +225,8 @@ extension RequestTransfer.ResumeState {
         return (partial.bytesReceived, validator)
     }
 
-    /// The attempt's head arrived; for a `206` that continues the kept bytes, returns how many
-    /// bytes remain (-1 unknown), and the progress counts from where the kept bytes end.
+    /// For a `206` that continues the kept bytes, returns how many bytes remain (-1 unknown); progress then counts
+    /// from where the kept bytes end.
     mutating func received(_ head: ResponseHead) -> Int64? {
         self.head = head
         guard head.status == 206, requestedOffset > 0, let range = head.contentRange, range.first == requestedOffset
@@ -264,7 +235,6 @@ extension RequestTransfer.ResumeState {
         return range.total.map { $0 - range.first } ?? -1
     }
 
-    /// What the attempt's response means for the file.
     func outcome(of statusCode: Int) -> ResumeOutcome {
         guard requestedOffset > 0 else {
             return (200..<300).contains(statusCode) ? .whole : .notADownload

@@ -12,26 +12,17 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What one request moves besides its description: the progress of its bodies, its scratch
-/// files (a streamed multipart body, a partial download) and the file it downloaded.
+/// One request's body progress, scratch files (streamed multipart body, partial download) and downloaded file; one
+/// per ``RequestPipeline``. Raw progress is throttled and handed to a sink (the request's broadcast).
 ///
-/// One per ``RequestPipeline``. The transport's raw progress callbacks are throttled here and
-/// handed to a sink (the request's broadcast). ``finish(succeeded:)`` and ``cancel()`` end it:
-/// no progress passes afterwards and every scratch file is removed at once — except the partial
-/// file of a download that keeps it (``ServerRequest/keepsPartialDownload``), which survives
-/// until the transport has stopped writing and then becomes ``resumeData`` (see
-/// RequestTransfer+Resume.swift).
-///
-/// Its state is one ``StateMachine`` (RequestTransfer+State.swift), AsyncHTTPClient style: an
-/// event (a progress value, a file to place, a cancellation, the end) is decided under the lock
-/// and returns an action, which the transfer carries out after unlocking — files are renamed and
-/// removed, and the sink is called, outside the lock.
+/// ``finish(succeeded:)`` and ``cancel()`` end it: no more progress, scratch files removed at once — except a kept
+/// partial download (``ServerRequest/keepsPartialDownload``), which waits until the transport stopped writing and
+/// then becomes ``resumeData``. Decisions are made under the lock by ``StateMachine``; files and the sink are
+/// handled after unlocking.
 final class RequestTransfer: Sendable {
     typealias Sink = @Sendable (TransferProgress, TransferDirection) -> Void
 
-    /// Every decision about the transfer, made under this lock (RequestTransfer+State.swift).
     let state = Locked(StateMachine())
-    /// Where progress throttling reads the time.
     private let clock: any NetworkClock
 
     init(clock: any NetworkClock) {
@@ -40,14 +31,12 @@ final class RequestTransfer: Sendable {
     /// The request's scratch files; the encoder creates streamed bodies here.
     let temporaryFiles = TemporaryFiles()
 
-    /// Sends progress to `sink` from now on.
     func connect(_ sink: @escaping Sink) {
         state.withLock { $0.connect(sink) }
     }
 
-    /// Runs `encode` — off the cooperative thread pool for a multipart body, whose files it may
-    /// read and write — and points the result's progress callbacks at this transfer. A download
-    /// that resumes gets its `Range` and `If-Range` here.
+    /// Runs `encode` (off the cooperative pool for a multipart body, which does file I/O), adds a resumed download's
+    /// `Range`/`If-Range`, and points upload progress at this transfer.
     func encode(
         _ request: ServerRequest,
         _ encode: @escaping @Sendable (ServerRequest) throws -> TransportRequest
@@ -63,20 +52,17 @@ final class RequestTransfer: Sendable {
         if Self.destination(of: request) != nil {
             prepareDownload(&transportRequest, for: request)
         }
-        // Without a sink (performAsync: no context to report to) nobody can see progress, so
-        // the transport is spared a lock and a clock read per chunk.
+        // Without a sink (performAsync) nobody sees progress: spare the transport a lock and clock read per chunk.
         if reportsProgress { observeProgress(of: &transportRequest) }
         return transportRequest
     }
 
-    /// Counts what goes out of `request`'s body as upload progress of this transfer.
     private func observeProgress(of request: inout TransportRequest) {
         request.body.observer = UploadObserver { [self] sent, expected in
             report(.upload, completed: sent, expected: expected)
         }
     }
 
-    /// Whether download progress has anyone to go to.
     var reportsProgress: Bool { state.withLock { $0.reportsProgress } }
 
     /// Where `request`'s body goes when it is a download.
@@ -90,12 +76,9 @@ final class RequestTransfer: Sendable {
         if case .deliver(let progress, let sink) = action { sink(progress, direction) }
     }
 
-    /// Sends `request` with `open` (the exchange, within its deadline) and reads its body with
-    /// `reader`. A download goes to
-    /// a scratch file next to its destination and is moved into place when it arrived with a 2xx
-    /// status (a `206` that resumes is appended to the kept partial file first); the streamed
-    /// body and the scratch file are removed before this returns or throws, unless a failed
-    /// download keeps its bytes.
+    /// Sends `request` with `open` and reads its body with `reader`. A download goes to a scratch file next to its
+    /// destination, moved into place on a 2xx (a resuming `206` is appended to the kept partial file first); scratch
+    /// files are removed before this returns or throws, unless a failed download keeps its bytes.
     func send(
         _ request: TransportRequest, for serverRequest: ServerRequest,
         opening open: @Sendable (TransportRequest) async throws -> TransportResponse, reader: BodyReader
@@ -124,8 +107,7 @@ final class RequestTransfer: Sendable {
                 state.resume.downloadOffset = 0
                 return state.resume.keepsPartial
             }
-            // A kept scratch file must outlive a cancellation (which removes the tracked
-            // files). This method removes it itself.
+            // A kept scratch file must outlive a cancellation (which removes tracked files); this method removes it.
             if keeps { temporaryFiles.forget(scratch) }
             let received: ReceivedResponse
             do {
@@ -172,8 +154,8 @@ final class RequestTransfer: Sendable {
             code: .transport, statusCode: 416, message: "the server could not serve the download from its start")
     }
 
-    /// Renames `file` to `destination` unless the transfer ended or was cancelled before or
-    /// meanwhile (then it throws `CancellationError` and leaves nothing at `destination`).
+    /// Renames `file` to `destination`, unless the transfer ended or was cancelled before or meanwhile: then it
+    /// throws `CancellationError` and leaves nothing at `destination`.
     func move(_ file: URL, to destination: URL) throws {
         guard state.withLock({ $0.place(file, at: destination) }) == .rename else { throw CancellationError() }
         let renamed = rename(file.path, destination.path) == 0
@@ -192,9 +174,8 @@ final class RequestTransfer: Sendable {
         }
     }
 
-    /// Ends the transfer: no more progress, scratch files removed, and the downloaded file too
-    /// unless the request succeeded. On success, each direction's closing `1.0` goes to the sink
-    /// first.
+    /// Ends the transfer: no more progress; scratch files removed, the downloaded file too unless it succeeded (then
+    /// each direction's closing `1.0` goes to the sink).
     func finish(succeeded: Bool) {
         let action = state.withLock { $0.finish(succeeded: succeeded) }
         if action.closeFiles { temporaryFiles.close() }
@@ -203,10 +184,9 @@ final class RequestTransfer: Sendable {
         if let sink = action.sink { for (progress, direction) in action.finals { sink(progress, direction) } }
     }
 
-    /// Ends the transfer because the request was cancelled: called from the cancelling thread,
-    /// so the scratch files are gone before the context reports the cancellation. A download
-    /// that keeps its partial file only stops its progress here: the transport may still be
-    /// writing, so the file becomes resume data in ``finish(succeeded:)``, after it stopped.
+    /// Called from the cancelling thread, so scratch files are gone before the context reports the cancellation. A
+    /// kept partial download only stops progress here: the transport may still be writing, so the file becomes
+    /// resume data in ``finish(succeeded:)``.
     func cancel() {
         switch state.withLock({ $0.cancel() }) {
         case .finish: finish(succeeded: false)
@@ -219,13 +199,9 @@ final class RequestTransfer: Sendable {
     var resumeData: DownloadResumeData? { state.withLock { $0.resumeData } }
 }
 
-/// Where the progress of a request goes: its own transfer, or, for a request without one, the
-/// transfer a ``RequestBroadcast`` makes once one of its contexts watches the progress.
-///
-/// An enum, not a protocol: one word, copied with a retain (an existential of the broadcast, a
-/// struct, is copied and destroyed through value witnesses).
+/// Where a request's progress goes: its own transfer, or the one a ``RequestBroadcast`` makes once a context
+/// watches. An enum, not a protocol: one word copied with a retain, no existential value witnesses.
 enum ProgressWatch: Sendable {
-    /// A request's own transfer: it reports its progress itself.
     case transfer(RequestTransfer)
     case broadcast(RequestBroadcast)
 

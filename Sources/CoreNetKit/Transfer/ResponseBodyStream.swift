@@ -8,28 +8,18 @@
 
 import Foundation
 
-/// A request's 2xx response body handed to its reader as it arrives, instead of being
-/// collected: what ``ServerRequest`` carries (internally) when the response is streamed to its
-/// reader (a ``ResponseStream``, the OpenAPI client transport).
+/// A request's 2xx response body handed to its reader as it arrives (for a ``ResponseStream`` or the OpenAPI client
+/// transport) instead of being collected. Three parties use it:
+/// - The pipeline: ``receiveHead(status:headers:)`` once per attempt, ``receive(_:)`` per 2xx body chunk, in order.
+/// - The request Task's owner: ``attach(_:)`` right after starting it, ``finish(_:)`` once the pipeline ended
+///   (after its scratch files are gone).
+/// - The reader: ``answer()`` once, then ``next()`` until `nil` or an error; ``cancel()`` when it gives up.
 ///
-/// Three parties use it, each through its own methods:
-/// - The pipeline, as it pulls the transport's body (`Exchange.read`, `BodyReader.forward`):
-///   ``receiveHead(status:headers:)`` once per attempt, and ``receive(_:)`` per chunk of a 2xx
-///   body, in order.
-/// - The owner of the request's Task: ``attach(_:)`` right after starting it, and
-///   ``finish(_:)`` once when the pipeline ended (after its scratch files are gone).
-/// - The reader: ``answer()`` once, then ``next()`` until `nil` or an error; ``cancel()`` when it
-///   gives up.
-///
-/// A 2xx head is surfaced (``answer()`` returns `.streaming`) at most once, and only when its
-/// body may have bytes: a `204`, a `205` and a `Content-Length: 0` wait for the pipeline like any
-/// other status. Once a head is surfaced the retry stage does not send the request again
-/// (``hasSurfacedHead``); should any stage still send it again, the body ends with an error
-/// rather than mixing two responses. After ``cancel()`` no head is surfaced and the outcome is
-/// `cancelled`. At most about ``bufferLimit`` bytes wait for the reader: past that,
-/// ``receive(_:)`` holds the pipeline, which stops pulling the transport's body.
+/// A 2xx head is surfaced at most once, and only when its body may have bytes (not `204`, `205`,
+/// `Content-Length: 0`). After that the retry stage does not resend (``hasSurfacedHead``); a resend anyway ends the
+/// body with an error rather than mixing two responses. Past ``bufferLimit`` buffered bytes, ``receive(_:)`` holds
+/// the pipeline, which stops pulling the transport's body.
 final class ResponseBodyStream: Sendable {
-    /// What the reader gets first.
     enum Answer: Sendable {
         /// A 2xx head whose body follows through ``next()``.
         case streaming(statusCode: Int, headers: HTTPHeaders)
@@ -43,22 +33,18 @@ final class ResponseBodyStream: Sendable {
         var surfaced = false
         /// A second head arrived after one was surfaced.
         var replaced = false
-        /// Chunks not read yet start at ``readIndex``; read ones are released (see ``takeChunk()``).
+        /// Unread chunks start at `readIndex`.
         var chunks: [Data] = []
         var readIndex = 0
-        /// The bytes in ``chunks`` not read yet.
         var buffered = 0
         var chunkWaiter: CheckedContinuation<Data?, any Error>?
         /// The pipeline waits for the reader to take chunks (``bufferLimit``).
         var spaceWaiter: CheckedContinuation<Void, Never>?
-        /// How the body ended: `nil` while the pipeline runs.
         var end: Result<Void, any Error>?
         var task: Task<Void, Never>?
         var cancelled = false
 
-        /// Takes the next unread chunk out of ``chunks``, so the array never keeps a chunk that
-        /// was read: with a reader that never quite catches up, it would otherwise hold the
-        /// whole body.
+        /// Releases read chunks: with a reader that never quite catches up, the array would hold the whole body.
         mutating func takeChunk() -> Data {
             let chunk = chunks[readIndex]
             chunks[readIndex] = Data()
@@ -75,17 +61,14 @@ final class ResponseBodyStream: Sendable {
     }
 
     private let state = Locked(State())
-    /// The most bytes that wait for the reader before the pipeline stops pulling the transport's
-    /// body (which then stops reading the socket, or suspends its task).
+    /// The most bytes that wait for the reader before the pipeline stops pulling the transport's body.
     let bufferLimit: Int
 
     init(bufferLimit: Int = 1 << 20) { self.bufferLimit = bufferLimit }
 
-    /// The bytes the stream holds for its reader (chunks received and not read yet).
     var heldBytes: Int { state.withLock { $0.chunks.reduce(0) { $0 + $1.count } } }
 
-    /// Whether a 2xx head was handed to the reader: from then on the request must not be sent
-    /// again (the retry stage reads this).
+    /// Whether a 2xx head was handed to the reader: from then on the request must not be sent again.
     var hasSurfacedHead: Bool { state.withLock { $0.surfaced } }
 
     /// The Task that runs the request: ``cancel()`` cancels it (at once when it already was).
@@ -97,7 +80,6 @@ final class ResponseBodyStream: Sendable {
         if cancelled { task.cancel() }
     }
 
-    /// The transport received the final head of one attempt.
     func receiveHead(status: Int, headers: HTTPHeaders) {
         let streams =
             (200..<300).contains(status) && status != 204 && status != 205 && headers["Content-Length"] != "0"
@@ -128,9 +110,8 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The pipeline pulled `chunk` of a 2xx body; dropped unless its head was surfaced. Returns
-    /// when the reader's buffer has room again (at once while it is below ``bufferLimit``), or
-    /// when the pulling Task is cancelled.
+    /// Dropped unless its head was surfaced. Returns when the reader's buffer has room (at once below
+    /// ``bufferLimit``) or the pulling Task is cancelled.
     func receive(_ chunk: Data) async {
         guard !chunk.isEmpty else { return }
         let limit = bufferLimit
@@ -166,9 +147,8 @@ final class ResponseBodyStream: Sendable {
         space?.resume()
     }
 
-    /// The pipeline ended with `result`: the answer when no head was surfaced, else the end of
-    /// the body. A body the transport returned in memory (one that does not stream) is handed
-    /// over as the last chunk. Only the first call counts.
+    /// `result` is the answer when no head was surfaced, else the body's end (a body the transport returned in
+    /// memory becomes the last chunk). Only the first call counts.
     func finish(_ result: Result<ServerResponse, any Error>) {
         enum Action {
             case none
@@ -211,10 +191,8 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// Waits for the answer: a surfaced 2xx head, or the pipeline's end. Cancelling the
-    /// waiting Task cancels the request; the wait then ends when the request has ended.
-    ///
-    /// - Throws: the error the request ended with (`cancelled` after a cancellation).
+    /// Waits for a surfaced 2xx head or the pipeline's end; throws the request's error. Cancelling the Task cancels
+    /// the request; the wait ends when the request has ended.
     func answer() async throws -> Answer {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
@@ -229,11 +207,8 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The next chunk of a surfaced body, `nil` at its end. Cancelling the reading Task cancels
-    /// the request; the read then ends, with `cancelled`, when the request has ended (so its
-    /// Task and scratch files are gone by then).
-    ///
-    /// - Throws: the error the request ended with.
+    /// The next chunk of a surfaced body, `nil` at its end; throws the request's error. Cancelling the Task cancels
+    /// the request; the read ends with `cancelled` once the request has ended (its scratch files gone).
     func next() async throws -> Data? {
         if Task.isCancelled { cancel() }
         return try await withTaskCancellationHandler {
@@ -264,8 +239,8 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The reader gives up: the request is cancelled (unless it already ended) and buffered
-    /// chunks are dropped. Waiters are resumed by ``finish(_:)``, when the request has ended.
+    /// Cancels the request (unless it ended) and drops buffered chunks; no head is surfaced after it, and the outcome
+    /// is `cancelled`. ``finish(_:)`` resumes the waiters.
     func cancel() {
         let (task, space): (Task<Void, Never>?, CheckedContinuation<Void, Never>?) = state.withLock { state in
             guard state.end == nil, !state.cancelled else { return (nil, nil) }

@@ -8,11 +8,8 @@
 
 import Foundation
 
-/// The scratch files of one request (streamed bodies, partial downloads): created here, removed
-/// together when the request no longer needs them.
-///
-/// After ``close()`` every file is gone and ``create(in:name:ownerOnly:)`` refuses, so a request that is
-/// cancelled while it encodes leaves nothing behind.
+/// One request's scratch files (streamed bodies, partial downloads), removed together. After ``close()`` every
+/// file is gone and ``create(in:name:ownerOnly:)`` refuses, so a request cancelled while encoding leaves nothing.
 final class TemporaryFiles: Sendable {
     private struct State {
         var files: Set<URL> = []
@@ -20,14 +17,9 @@ final class TemporaryFiles: Sendable {
     }
     private let state = Locked(State())
 
-    /// Creates an empty file called `name` in `directory` and tracks it; `ownerOnly` makes it
-    /// readable by its owner only (for bodies), else it gets the default permissions.
-    ///
-    /// The file is created under the lock (one short system call), so a concurrent ``close()``
-    /// either comes first and this throws, or comes after and removes the file.
-    ///
-    /// - Throws: `CancellationError` after ``close()``; ``BaseServerError`` with code
-    ///   ``BaseServerError/Code-swift.struct/fileAccess`` when the file cannot be created.
+    /// Creates and tracks an empty file; `ownerOnly` (for bodies) makes it `0600`. Throws `CancellationError` after
+    /// ``close()``, `fileAccess` on failure. Created under the lock so a concurrent ``close()`` comes either first
+    /// (this throws) or after (it removes the file).
     func create(in directory: URL, name: String, ownerOnly: Bool = true) throws -> URL {
         let url = directory.appendingPathComponent(name, isDirectory: false)
         let created: Bool? = state.withLock { state in
@@ -52,7 +44,6 @@ final class TemporaryFiles: Sendable {
         state.withLock { _ = $0.files.remove(url) }
     }
 
-    /// Removes `url` and stops tracking it.
     func remove(_ url: URL) {
         forget(url)
         try? FileManager.default.removeItem(at: url)
@@ -73,6 +64,5 @@ final class TemporaryFiles: Sendable {
         removeAll()
     }
 
-    /// Whether ``close()`` was called.
     var isClosed: Bool { state.withLock { $0.closed } }
 }

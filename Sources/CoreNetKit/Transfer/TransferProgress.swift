@@ -6,11 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// How far the body of a request or of its response has travelled.
-///
-/// ``RequestContext/onUploadProgress(_:)`` and ``RequestContext/onDownloadProgress(_:)``
-/// deliver it. Successive values for one handler never go down, and a successful request ends
-/// with ``fraction`` `1.0`.
+/// How far the body of a request or of its response has travelled, as ``RequestContext/onUploadProgress(_:)`` and
+/// ``RequestContext/onDownloadProgress(_:)`` deliver it: values never go down, and a success ends with `1.0`.
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// The bytes sent or received so far.
     public let completedBytes: Int64
@@ -20,10 +17,6 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     public let fraction: Double
 
     /// Creates a progress value; `fraction` is derived and clamped to `0.0...1.0`.
-    ///
-    /// - Parameters:
-    ///   - completedBytes: the bytes done so far.
-    ///   - totalBytes: the bytes expected, or `nil` when unknown.
     public init(completedBytes: Int64, totalBytes: Int64?) {
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes
@@ -37,7 +30,7 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// Whether the transfer is complete (``fraction`` is `1.0`).
     public var isFinished: Bool { fraction >= 1 }
 
-    /// Whether this value moves forward from `last`: nothing goes down and something goes up.
+    /// Nothing goes down and something goes up.
     func isAhead(of last: TransferProgress) -> Bool {
         completedBytes >= last.completedBytes && fraction >= last.fraction
             && (completedBytes > last.completedBytes || fraction > last.fraction)
@@ -49,7 +42,6 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Which body a progress value is about.
 enum TransferDirection: Sendable {
     case upload, download
 }
