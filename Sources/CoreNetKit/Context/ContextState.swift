@@ -21,12 +21,11 @@ enum ContextOutcome: Sendable {
 struct ContextState {
     /// The terminal outcome, set once (``finish(with:)``).
     private(set) var outcome: ContextOutcome?
-    /// Kept beside ``outcome``: even testing the optional for `nil` copies its existential payload.
+    /// Whether ``outcome`` is set, kept apart: even testing the optional for `nil` copies its existential payload.
     private(set) var isFinished = false
     var cached: (any Sendable)?
     var success: [@Sendable (any Sendable) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
-    /// `onCompleted` handlers: they get `.success` or `.failure`, never `.cancelled`.
     var completed: [@Sendable (ContextOutcome) -> Void] = []
     var cache: [@Sendable (any Sendable) -> Void] = []
     var cancel: [@Sendable () -> Void] = []

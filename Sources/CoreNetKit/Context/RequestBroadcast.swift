@@ -112,8 +112,8 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func watchedTransfer() -> RequestTransfer? {
-        // Contexts are asked under this lock (each takes its own inside: the only nesting, always in this order; a
-        // context never calls a broadcast under its lock).
+        // Contexts are asked under this lock, cheaper than copying them out (each takes its own lock inside: the only
+        // nesting, always in this order; a context never calls a broadcast under its lock).
         let (existing, watched) = object.withState { state in
             (state.transfer, state.transfer == nil && !state.finished && state.contexts.watchProgress)
         }

@@ -38,20 +38,16 @@ extension RequestContext {
         return self
     }
 
-    /// Delivers `progress` unless the context ended or the value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         core.emitProgress(progress, for: direction)
     }
 
-    /// Whether anyone watches this context's progress: a handler, or a chained context.
     var watchesProgress: Bool { core.watchesProgress }
 
-    /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
         core.forwardProgress(to: next.core)
     }
 
-    /// Forgets the last progress values so a next stage (``flatMap(_:)``) restarting from zero is delivered.
     func restartProgress() {
         core.restartProgress()
     }

@@ -107,7 +107,6 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         core.finish(.failure(error))
     }
 
-    /// Delivers a cached result to `onCacheSuccess` handlers; ignored once finished or after a first cached result.
     func emitCache(data: Model) {
         core.emitCache(data)
     }
@@ -125,17 +124,14 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         model as! Model  // safe: see above
     }
 
-    /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
         core.setCancelAction(.run(action))
     }
 
-    /// Calls `observer` inline with the terminal outcome (model erased), at once if it already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
         core.observe(observer)
     }
 
-    /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (Model) -> Void) {
         core.observeCache { model in observer(Self.typed(model)) }
     }

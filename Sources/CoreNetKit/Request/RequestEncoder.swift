@@ -62,8 +62,7 @@ enum RequestEncoder {
         return encoded
     }
 
-    /// The URL `request` is sent to, with the query its parameters add: what the transport
-    /// sends, the cache keys on and every report shows (``ServerRequest/url(encoder:)``).
+    /// The URL `request` is sent to; see ``ServerRequest/url(encoder:)``.
     static func url(of request: ServerRequest, encoder: JSONEncoder) throws -> URL {
         try url(of: request, query: parts(of: request, encoder: encoder).query)
     }

@@ -44,8 +44,7 @@ public struct RetryPolicy: Sendable {
     /// Whether `POST`, `PATCH` and other non-idempotent requests are retried too; `false` by
     /// default (they are then retried only with an `Idempotency-Key` header).
     public var retriesNonIdempotentRequests: Bool
-    /// Shared by the requests that use this policy, so a server that is down does not get every
-    /// request several times; `nil` (the default) limits nothing.
+    /// Shared by this policy's requests so a server that is down isn't sent each several times; `nil` limits nothing.
     public var budget: RetryBudget?
     /// Where the back-off's jitter comes from: returns a number in `0..<1`. Random by default;
     /// return a constant for predictable waits (`{ 1 }` waits the full back-off).
@@ -79,8 +78,7 @@ public struct RetryPolicy: Sendable {
     /// A policy that never retries: for one request when the configuration retries.
     public static var never: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
 
-    /// Whether `request` may be sent more than once: its method is idempotent, it carries an
-    /// `Idempotency-Key`, or the policy retries every request.
+    /// Whether `request` may be resent: an idempotent method, an `Idempotency-Key`, or retriesNonIdempotentRequests.
     public func mayRetry(_ request: ServerRequest) -> Bool {
         if retriesNonIdempotentRequests || idempotentMethods.contains(request.method) { return true }
         return request.headers.keys.contains { $0.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }

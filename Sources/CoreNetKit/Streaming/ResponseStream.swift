@@ -67,7 +67,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
         AsyncIterator(call: StreamCall(request: request, configuration: configuration))
     }
 
-    /// The retry policy that applies to the request.
     var retryPolicy: RetryPolicy {
         (try? request.get().retryPolicy) ?? configuration.retryPolicy ?? RetryPolicy()
     }

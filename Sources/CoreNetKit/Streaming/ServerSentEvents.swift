@@ -9,8 +9,7 @@
 import Foundation
 
 extension ResponseStream {
-    /// The body as Server-Sent Events (`text/event-stream`), parsed as the HTML Living Standard
-    /// says; a dropped connection ends the loop with its error.
+    /// The body as Server-Sent Events (`text/event-stream`, HTML Living Standard); a dropped connection throws.
     public var events: ServerSentEvents {
         ServerSentEvents(stream: self, reconnection: nil)
     }
