@@ -64,7 +64,7 @@ public struct ServerResponse: Sendable {
         self.downloadedFileURL = downloadedFileURL
     }
 
-    /// Creates a response no transport produced, as an ``Interceptor`` that answers by itself (a mock) returns.
+    /// Creates a response to `request` that no transport produced, for an ``Interceptor`` that answers itself (a mock).
     ///
     /// ```swift
     /// return ServerResponse(statusCode: 200, data: Data(#"{"id": 1}"#.utf8), for: request)
@@ -76,8 +76,9 @@ public struct ServerResponse: Sendable {
             transportRequest: TransportRequest(method: request.method, url: url, headers: HTTPHeaders(request.headers)))
     }
 
-    /// The body parsed as JSON, again on each call (keep the result to reuse it). Throws ``BaseServerError`` with code
-    /// ``BaseServerError/Code-swift.struct/cantMapping`` when the body is not JSON.
+    /// The body parsed as JSON, again on each call (no cache, so responses never read as JSON cost nothing): keep the
+    /// result to reuse it. Throws ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping`` when
+    /// the body is not JSON.
     public func json() throws -> JSON {
         do {
             return try JSON(data: data)
