@@ -50,8 +50,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
         }
     }
 
-    /// Registers `receive` for the pipeline's end before cancelling, so that end finds it; `nil` at once if not a
-    /// download.
+    /// Registers `receive` for the pipeline's end before cancelling, lest it miss it; `nil` at once if no download.
     private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
         guard let source = core.resumeDataSource else {
             cancel()

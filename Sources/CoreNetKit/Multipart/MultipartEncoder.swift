@@ -8,8 +8,7 @@
 
 import Foundation
 
-/// Turns a ``MultipartData`` into a body: assembled in memory up to the form's threshold,
-/// otherwise written chunk by chunk to a tracked temporary file.
+/// Turns a ``MultipartData`` into a body: in memory up to the form's threshold, else chunked into a tracked temp file.
 struct MultipartEncoder {
     /// Bytes held in memory, or in a file read when they are sent.
     enum Bytes {

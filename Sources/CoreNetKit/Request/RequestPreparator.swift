@@ -33,8 +33,7 @@ extension InPlacePreparator {
     }
 }
 
-/// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus
-/// the `extraHeaders` given to ``init(accept:userAgent:extraHeaders:)``.
+/// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus the `extraHeaders`.
 public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
     /// Headers added to every request that lacks them.
     public var headers: [String: String]

@@ -79,8 +79,7 @@ public struct ServerRequest: Sendable {
     /// rather than into ``ServerResponse/data``, so a stage has nothing of it to keep.
     public var streamsResponseBody: Bool { responseBodyStream != nil }
 
-    /// Whether a streamed `2xx` body already began to reach its reader: from then on the request
-    /// must not be sent again, as a second response would mix with the first.
+    /// Whether a streamed `2xx` body began to reach its reader: then it must not be resent (two responses would mix).
     public var hasStartedStreaming: Bool { responseBodyStream?.hasSurfacedHead == true }
 
     /// Creates a request description.

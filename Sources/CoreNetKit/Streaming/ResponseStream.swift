@@ -25,18 +25,16 @@ import Foundation
 /// status throws what `perform()` would), the ``TaskPool`` and the monitors. The cache is never read or written.
 ///
 /// **Backpressure.** The body is pulled as the loop asks: at most about 1 MiB waits for a slow reader, then the
-/// pipeline stops pulling and `AsyncHTTPClientTransport` stops reading the socket, so memory stays bounded.
-/// ``URLSessionTransport`` can't pause a transfer on Linux: there the reader may fall up to
-/// ``URLSessionTransport/bodyBufferLimit`` × 64 behind before the stream fails with
-/// ``BaseServerError/Code-swift.struct/responseTooLarge`` (on Apple platforms it suspends the task instead).
+/// pipeline stops pulling and `AsyncHTTPClientTransport` stops reading the socket, so memory stays bounded. On Linux
+/// ``URLSessionTransport`` can't pause a transfer: the reader may fall ``URLSessionTransport/bodyBufferLimit`` × 64
+/// behind before ``BaseServerError/Code-swift.struct/responseTooLarge`` (Apple platforms suspend the task instead).
 ///
 /// **Deadline.** No total deadline unless ``ServerRequest/timeout`` sets one; instead, when nothing arrives for the
 /// idle timeout (the `idleTimeout` passed, else ``NetworkConfiguration/idleTimeout``, else ``defaultIdleTimeout``),
 /// the loop throws ``BaseServerError/Code-swift.struct/timeout``. Time the reader spends between reads doesn't count.
 ///
-/// **Ending early.** Breaking out of the loop, cancelling its Task, or ``TaskPool/cancel(id:)`` closes the
-/// connection at once and the request leaves the pool; a cancelled loop throws
-/// ``BaseServerError/Code-swift.struct/cancelled``.
+/// **Ending early.** Breaking out of the loop, cancelling its Task, or ``TaskPool/cancel(id:)`` closes the connection
+/// at once and the request leaves the pool; a cancelled loop throws ``BaseServerError/Code-swift.struct/cancelled``.
 public struct ResponseStream: AsyncSequence, Sendable {
     public typealias Element = Data
 

@@ -93,8 +93,7 @@ struct ServerSentEventParser {
         return nil
     }
 
-    /// The `Last-Event-ID` a reconnection sends: none before the first ID, nor after an empty `id`
-    /// field reset it (the standard sends the header only for a non-empty last event ID).
+    /// The `Last-Event-ID` a reconnection sends: the last event ID only if non-empty, as the standard says.
     var reconnectionLastEventId: String? {
         guard let lastEventId, !lastEventId.isEmpty else { return nil }
         return lastEventId

@@ -80,8 +80,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             self.lines = ResponseLines(stream: stream, breaks: .eventStream).makeAsyncIterator()
         }
 
-        /// The next event, `nil` when the stream ended; throws the ``BaseServerError`` it ended with (after the
-        /// reconnections the policy allows).
+        /// The next event, `nil` at the end; throws the stream's ``BaseServerError`` after any allowed reconnections.
         public mutating func next() async throws -> ServerSentEvent? {
             while true {
                 do {
