@@ -8,11 +8,10 @@
 
 import Dispatch
 
-/// The context ``BaseServerRequest/perform()`` returns: the outcome of one request in flight.
+/// The context ``BaseServerRequest/perform()`` returns: a ``RequestContext`` for one request in flight.
 ///
-/// It is a ``RequestContext`` that knows its ``TaskPool`` id and cancels the request on the
-/// wire when ``RequestContext/cancel()`` is called. Only the request's pipeline can finish it. It keeps itself and its request alive until its
-/// terminal event, so the caller need not hold it.
+/// Knows its ``TaskPool`` id and cancels the request on the wire on ``RequestContext/cancel()``. Only the request's
+/// pipeline can finish it. It keeps itself and its request alive until its terminal event, so callers need not hold it.
 ///
 /// ```swift
 /// GetUserRequest(id: 1).perform()
@@ -26,25 +25,18 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
     public let requestId: String
     typealias ResumeDataSource = @Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void
 
-    /// Creates a context for the request `requestId` whose handlers run on `queue`.
     init(requestId: String, queue: DispatchQueue) {
         self.requestId = requestId
         super.init(queue: queue)
     }
 
-    /// Cancels the request like ``RequestContext/cancel()`` and hands back what it takes to
-    /// resume its download: the partial file and its validator.
+    /// Cancels the request like ``RequestContext/cancel()`` and hands back what it takes to resume its download: the
+    /// partial file and its validator.
     ///
-    /// `completion` runs once, on ``RequestContext/queue``, after the transport has stopped
-    /// writing. It gets `nil` when the request is not a download with
-    /// ``ServerRequest/keepsPartialDownload`` (or ``ServerRequest/resumeData``), when nothing
-    /// that can be resumed arrived, when the download goes on for other contexts that joined it,
-    /// or when it had already succeeded. A plain ``RequestContext/cancel()`` removes the partial
-    /// file instead.
-    ///
-    /// ```swift
-    /// context.cancel { resumeData in saved = resumeData }
-    /// ```
+    /// `completion` runs once, on ``RequestContext/queue``, after the transport has stopped writing. It gets `nil`
+    /// when the request is not a download with ``ServerRequest/keepsPartialDownload`` (or
+    /// ``ServerRequest/resumeData``), when nothing resumable arrived, when the download goes on for other joined
+    /// contexts, or when it had already succeeded. A plain ``RequestContext/cancel()`` removes the partial file.
     public func cancel(producingResumeData completion: @escaping @Sendable (DownloadResumeData?) -> Void) {
         let core = core
         cancelCollectingResumeData { data in core.async { completion(data) } }
@@ -58,8 +50,7 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
         }
     }
 
-    /// Registers `receive` for the pipeline's end before cancelling, so the end the
-    /// cancellation brings finds it; calls it with `nil` at once for a request without a download.
+    /// Registers `receive` for the pipeline's end before cancelling, lest it miss it; `nil` at once if no download.
     private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
         guard let source = core.resumeDataSource else {
             cancel()
@@ -83,10 +74,9 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
     }
 }
 
-/// A read-only view of another context: it can be observed, but neither fed nor cancelled.
+/// A read-only view of another context, for callers that may watch a result but must not feed or cancel it.
 ///
-/// Hand one out where callers may watch a result but must not end it. Handlers run on the
-/// source context's queue, under the same rules.
+/// Handlers run on the source context's queue, under the same rules.
 public final class PassiveRequestContext<Model: Sendable>: PassiveContext {
     let source: RequestContext<Model>
 
@@ -123,8 +113,7 @@ public final class PassiveRequestContext<Model: Sendable>: PassiveContext {
         return self
     }
 
-    /// The result, awaited; see ``RequestContext/value``. Cancelling the awaiting Task
-    /// does not cancel the source.
+    /// The result, awaited; see ``RequestContext/value``. Cancelling the awaiting Task does not cancel the source.
     public var value: Model {
         get async throws { try await source.awaitOutcome(cancelOnTaskCancel: false) }
     }

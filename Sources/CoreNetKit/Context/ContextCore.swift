@@ -8,24 +8,18 @@
 
 import Dispatch
 
-/// The machinery of one context — its outcome, handlers, progress and ordered delivery on the
-/// callback queue — with the model's type erased.
+/// The type-erased machinery of one context: outcome, handlers, progress and ordered delivery on the callback queue.
 ///
-/// ``RequestContext`` is a typed façade over it; the pipeline's ``RequestBroadcast`` talks to
-/// cores directly. Nothing here is generic, so none of it looks up model-generic metadata at run
-/// time (the library is not compiled for the user's model types).
-///
-/// Every handler runs through ``async(_:)``: one at a time and in the order enqueued, also on a
-/// concurrent queue, so a cached result always reaches handlers before the terminal event.
-///
-/// One allocation: the queue, the state and its lock (a ``LockedObject``). Copies are the same
-/// core.
+/// ``RequestContext`` is a typed façade over it; ``RequestBroadcast`` talks to cores directly. Not generic, so nothing
+/// looks up model-generic metadata at run time. Every handler runs through ``async(_:)``: one at a time, in enqueue
+/// order, even on a concurrent queue, so a cached result always reaches handlers before the terminal event. Copies
+/// are the same core (one ``LockedObject``).
 struct ContextCore: Sendable {
     private let object: LockedObject<DispatchQueue, ContextState>
 
     init(queue: DispatchQueue) { object = LockedObject(queue, state: ContextState()) }
 
-    /// What tells this core from another (copies of one core have the same).
+    /// Identity shared by copies of one core.
     var id: ObjectIdentifier { object.id }
 
     /// The callback queue every handler runs on.
@@ -146,8 +140,7 @@ struct ContextCore: Sendable {
 
     // MARK: Producer
 
-    /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
-    /// or a first cached result.
+    /// Delivers a cached result to `onCacheSuccess` handlers; ignored once finished or after a first cached result.
     func emitCache(_ data: any Sendable) {
         let taken: (handlers: [@Sendable (any Sendable) -> Void], observers: [@Sendable (any Sendable) -> Void])? =
             object.withState { state in
@@ -181,8 +174,7 @@ struct ContextCore: Sendable {
         for observer in taken.observers { observer(outcome) }
         switch outcome {
         case .success:
-            // The case is matched before the model is bound: binding it copies it, which a
-            // context nobody handles (awaited only) need not pay for.
+            // Match the case before binding the model: binding copies it, which an awaited-only context needn't pay.
             guard !taken.success.isEmpty || !taken.completed.isEmpty, case .success(let model, _) = outcome
             else { return }
             async {
@@ -226,9 +218,8 @@ struct ContextCore: Sendable {
         if let outcome { observer(outcome) }
     }
 
-    /// Resumes `waiter` with the terminal outcome (the model; the error; a cancellation as
-    /// ``BaseServerError`` `cancelled`), at once if it already happened. A waiter is kept
-    /// without a closure or a list around it, unlike an observer.
+    /// Resumes `waiter` with the terminal outcome (cancellation throws ``BaseServerError`` `cancelled`), at once if
+    /// it already happened. Kept without a closure or list around it, unlike an observer.
     func await(_ waiter: CheckedContinuation<any Sendable, any Error>) {
         let outcome: ContextOutcome? = object.withState { state in
             guard let outcome = state.outcome else {
@@ -252,8 +243,7 @@ struct ContextCore: Sendable {
         }
     }
 
-    /// Whether an internal observer or an awaiting Task waits for the terminal outcome (for tests
-    /// of chaining).
+    /// Whether an internal observer or an awaiting Task waits for the outcome (for chaining tests).
     var isObserved: Bool { object.withState { !$0.observers.isEmpty || $0.waiter != nil } }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
@@ -272,8 +262,7 @@ struct ContextCore: Sendable {
 
     // MARK: Progress
 
-    /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
-    /// value does not move forward.
+    /// Delivers `progress` to `direction`'s handlers unless the context ended or the value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         let (observers, schedule) = object.withState {
             state -> ([@Sendable (TransferProgress, TransferDirection) -> Void], Bool) in
@@ -289,9 +278,8 @@ struct ContextCore: Sendable {
                 state.lastDownload = progress
                 handlers = state.downloadProgress
             }
-            // Enqueued under the lock on purpose: `finish` sets `outcome` under this lock before it
-            // enqueues the terminal handlers, so progress enqueued here always runs before them
-            // and none can be enqueued after.
+            // Enqueued under the lock: `finish` sets `outcome` under it before enqueuing the terminal handlers, so
+            // progress enqueued here always runs before them and none after.
             var schedule = false
             if !handlers.isEmpty {
                 schedule = Self.enqueue({ for handler in handlers { handler(progress) } }, in: &state)
@@ -299,8 +287,7 @@ struct ContextCore: Sendable {
             return (state.progressObservers, schedule)
         }
         if schedule { queue.async { self.drain() } }
-        // Inline, on the emitting thread: a chained context gets the value before this context's
-        // outcome, which comes later from the same thread.
+        // Inline: a chained context gets the value before this context's outcome, which comes later from this thread.
         for observer in observers { observer(progress, direction) }
     }
 
@@ -320,8 +307,7 @@ struct ContextCore: Sendable {
         for (progress, direction) in latest { next.emitProgress(progress, for: direction) }
     }
 
-    /// Forgets the last progress values, so the progress of a next stage (`flatMap`) that starts
-    /// again from zero is delivered.
+    /// Forgets the last progress values so a next stage (`flatMap`) restarting from zero is delivered.
     func restartProgress() {
         object.withState { state in
             state.lastUpload = nil

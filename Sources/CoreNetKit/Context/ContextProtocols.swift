@@ -10,10 +10,9 @@ import Dispatch
 
 /// A context you attach result handlers to.
 ///
-/// Every handler runs on the context's callback queue, at most once, and returns the context for
-/// chaining. A context delivers exactly one terminal event: a success, an error, or nothing after
-/// it was cancelled. A handler attached after that event fires at once (on the queue) if the
-/// event is the one it handles.
+/// Each handler runs on the context's callback queue, at most once, and returns the context for chaining. Exactly one
+/// terminal event comes: a success, an error, or nothing after cancellation. A handler attached after that event
+/// fires at once (on the queue) if the event is the one it handles.
 public protocol ActionableContext<Model>: AnyObject, Sendable {
     /// The type of the successful result.
     associatedtype Model: Sendable
@@ -61,10 +60,8 @@ public protocol PagingRequestContext<Model>: AnyObject, Sendable {
     /// The type of one page.
     associatedtype Model: Sendable
 
-    /// Adds a handler for pages; fires once per page delivered after it was added, on the
-    /// callback queue, until the context is released.
+    /// Adds a page handler; fires on the callback queue for each later page, until the context is released.
     @discardableResult func onSuccess(_ handler: @escaping @Sendable (Model) -> Void) -> Self
-    /// Adds a handler for failed pages; fires once per failed page, on the callback queue, until
-    /// the context is released.
+    /// Adds a handler for failed pages; fires on the callback queue for each, until the context is released.
     @discardableResult func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self
 }

@@ -6,40 +6,33 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a context (or the pipeline behind it) ended, with the model's type erased.
+/// How a context (or its pipeline) ended, with the model's type erased.
 ///
-/// Not generic on purpose: everything between the pipeline and a context's handlers works on this
-/// type, so a request of a model the library was not compiled for looks up no metadata of
-/// model-generic types at run time. The typed façade (``RequestContext``) casts the model back
-/// once, where a handler receives it.
+/// Not generic on purpose: everything between pipeline and handlers uses it, so no model-generic metadata is looked
+/// up at run time; ``RequestContext`` casts the model back once, where a handler receives it.
 enum ContextOutcome: Sendable {
-    /// The model, and whether it was read from the cache rather than the server: decided once,
-    /// by whoever finishes the context, and carried with the model.
+    /// The model, and whether it came from the cache; decided once, by whoever finishes the context.
     case success(any Sendable, fromCache: Bool)
     case failure(any Error)
     case cancelled
 }
 
-/// The mutable state of a context, kept in one lock. Handlers are stored erased, as the typed
-/// façade wrapped them.
+/// A context's mutable state, under one lock; handlers are stored erased.
 struct ContextState {
     /// The terminal outcome, set once (``finish(with:)``).
     private(set) var outcome: ContextOutcome?
-    /// Whether ``outcome`` is set, kept beside it: reading the optional outcome, even only to
-    /// test it for `nil`, copies it (its existential payload through value witnesses).
+    /// Whether ``outcome`` is set, kept apart: even testing the optional for `nil` copies its existential payload.
     private(set) var isFinished = false
     var cached: (any Sendable)?
     var success: [@Sendable (any Sendable) -> Void] = []
     var failure: [@Sendable (any Error) -> Void] = []
-    /// `onCompleted` handlers: they get `.success` or `.failure`, never `.cancelled`.
     var completed: [@Sendable (ContextOutcome) -> Void] = []
     var cache: [@Sendable (any Sendable) -> Void] = []
     var cancel: [@Sendable () -> Void] = []
     /// Internal observers run inline on the emitting thread (bridges, chaining).
     var cacheObservers: [@Sendable (any Sendable) -> Void] = []
     var observers: [@Sendable (ContextOutcome) -> Void] = []
-    /// Tasks awaiting ``RequestContext/value`` (``ContextCore/await(_:)``): the first in its own
-    /// slot, so awaiting a context allocates no list, the others after it.
+    /// Tasks awaiting ``RequestContext/value``: the first in its own slot (no list allocated), the rest after it.
     var waiter: CheckedContinuation<any Sendable, any Error>?
     var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
     /// Stops the work behind the context; dropped at the terminal event.
@@ -51,23 +44,19 @@ struct ContextState {
     var lastDownload: TransferProgress?
     /// Internal progress observers run inline on the emitting thread (chaining).
     var progressObservers: [@Sendable (TransferProgress, TransferDirection) -> Void] = []
-    /// Registers a waiter for the end of a download's pipeline (an ``ActiveRequestContext`` of
-    /// a download); kept after the terminal event, which is when it is asked for.
+    /// Registers a waiter for a download pipeline's end; kept past the terminal event, when it is asked for.
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)?
-    /// Blocks waiting to run on the callback queue, in order (``ContextCore/async(_:)``), and
-    /// whether a drain of them is scheduled there.
+    /// Blocks to run on the callback queue in order (``ContextCore/async(_:)``), and whether a drain is scheduled.
     var pending: [@Sendable () -> Void] = []
     var drainScheduled = false
 
-    /// Records the terminal outcome.
     mutating func finish(with outcome: ContextOutcome) {
         self.outcome = outcome
         isFinished = true
     }
 
-    /// Takes out everything the terminal event goes to and empties every other handler list, so
-    /// nothing is retained after it. The lists are moved out, not copied: a copy of the whole
-    /// state (its twenty fields retained, then released) cost more than delivering the event.
+    /// Moves out everything the terminal event goes to and empties the other handler lists, so nothing is retained.
+    /// Moved, not copied: copying the whole state cost more than delivering the event.
     mutating func takeRecipients() -> TerminalRecipients {
         var taken = TerminalRecipients()
         swap(&taken.waiter, &waiter)
@@ -87,8 +76,7 @@ struct ContextState {
     }
 }
 
-/// What a context's terminal event goes to, taken out of its state under the lock
-/// (ContextState/takeRecipients()) and called outside it.
+/// What a context's terminal event goes to, taken out under the lock and called outside it.
 struct TerminalRecipients {
     var waiter: CheckedContinuation<any Sendable, any Error>?
     var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
@@ -100,9 +88,8 @@ struct TerminalRecipients {
     var cancelAction: CancelAction?
 }
 
-/// What cancelling a context stops: a closure (chaining), or the network call the context joined
-/// (``BaseServerRequest/perform()``), held directly so that every request does not allocate a
-/// closure for it.
+/// What cancelling a context stops: a closure (chaining) or the joined network call, held directly so a request
+/// allocates no closure for it.
 enum CancelAction: Sendable {
     case run(@Sendable () -> Void)
     case leave(RequestBroadcast)

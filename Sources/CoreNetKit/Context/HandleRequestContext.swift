@@ -10,10 +10,8 @@ import Dispatch
 
 /// A context that its owner feeds with a result and that delivers it to handlers.
 ///
-/// Use it to hand out the result of work that is not a ``BaseServerRequest`` — a value from a
-/// database, a combination of two requests — with the same handlers as every other context. It
-/// follows the rules of ``RequestContext``: exactly one terminal event, handlers on ``RequestContext/queue``,
-/// each at most once.
+/// Use it to hand out the result of work that is not a ``BaseServerRequest`` (a database value, a combination of two
+/// requests) with the same handlers and rules as every ``RequestContext``.
 ///
 /// ```swift
 /// let context = HandleRequestContext<Int>()
@@ -23,8 +21,7 @@ import Dispatch
 public final class HandleRequestContext<Model: Sendable>: RequestContext<Model>, HandableContext,
     @unchecked Sendable  // safe: adds no stored property; the base keeps all mutable state behind a lock
 {
-    /// Creates a context whose handlers run on `queue` (the global configuration's callback
-    /// queue, `.main` unless changed, by default).
+    /// Creates a context whose handlers run on `queue`, by default the configured callback queue (`.main` unless set).
     public override init(queue: DispatchQueue? = nil) {
         super.init(queue: queue ?? NetworkConfiguration.default.callbackQueue)
     }
@@ -34,8 +31,7 @@ public final class HandleRequestContext<Model: Sendable>: RequestContext<Model>,
         super.emit(data: data)
     }
 
-    /// Delivers the successful result and records whether it was read from the cache (see
-    /// ``RequestContext/isFromCache``); ignored after the terminal event.
+    /// Delivers the success and whether it came from the cache (``RequestContext/isFromCache``); ignored once finished.
     public override func emit(data: Model, fromCache: Bool) {
         super.emit(data: data, fromCache: fromCache)
     }
@@ -45,8 +41,7 @@ public final class HandleRequestContext<Model: Sendable>: RequestContext<Model>,
         super.emit(error: error)
     }
 
-    /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
-    /// or a first cached result.
+    /// Delivers a cached result to `onCacheSuccess` handlers; ignored once finished or after a first cached result.
     public override func emitCache(data: Model) {
         super.emitCache(data: data)
     }

@@ -6,28 +6,20 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The producer side of ``ActiveRequestContext``s: fans the progress, cached answer and outcome
-/// of one network call out to every context that joined it.
+/// The producer side of ``ActiveRequestContext``s: fans one network call's progress, cached answer and outcome out to
+/// every context that joined it.
 ///
-/// A request with no file to stream or download has no transfer of its own: the broadcast makes
-/// the one that reports progress when a context first watches it (``watchedTransfer()``), so
-/// a request nobody watches allocates none.
-///
-/// Not generic: it holds its contexts' erased cores (``ContextCore``) and hands them erased
-/// outcomes, so fanning out costs no model-generic metadata lookups. It remembers the model type
-/// to refuse a context of another type that names the same request id.
-///
-/// One allocation: its constants, its state and their lock (a ``LockedObject``). Copies are the
-/// same broadcast.
+/// A request with no file to stream or download gets a progress-reporting transfer only once a context watches it
+/// (``watchedTransfer()``). Not generic (it holds erased ``ContextCore``s); it remembers the model type to refuse a
+/// context of another type naming the same request id. Copies are the same broadcast (one ``LockedObject``).
 struct RequestBroadcast: IdentifiedPoolMember {
     private struct Constants {
         let id: String
         let modelType: ObjectIdentifier
         let pool: TaskPool
-        /// Where the progress throttling of a transfer made here reads the time.
+        /// Clock for the progress throttling of a transfer made here.
         let clock: any NetworkClock
-        /// The number the pool registered it under when its id was made there (nobody joins
-        /// it), `nil` when it is registered by its id.
+        /// The pool's number for it when the pool made its id (nobody joins it); `nil` when registered by its id.
         let poolNumber: Int?
     }
     private struct State {
@@ -38,7 +30,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
         var task: Task<Void, any Error>?
         /// Whether the pipeline has returned (``finished`` is also set when every context left).
         var ended = false
-        /// The resume data the pipeline ended with, while it is still to be handed out.
+        /// Resume data the pipeline ended with, until handed out.
         var resumeData: DownloadResumeData?
         /// Who waits for the pipeline's end (``ActiveRequestContext/cancel(producingResumeData:)``).
         var endWaiters: [@Sendable (DownloadResumeData?) -> Void] = []
@@ -48,11 +40,10 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     private let object: LockedObject<Constants, State>
 
-    /// The request's id.
     var id: String { object.withConstants { $0.pointee.id } }
     /// The model type of the contexts it serves.
     var modelType: ObjectIdentifier { object.withConstants { $0.pointee.modelType } }
-    /// What tells this broadcast from another (copies of one broadcast have the same).
+    /// Identity shared by copies of one broadcast.
     var identity: ObjectIdentifier { object.id }
 
     init(
@@ -64,7 +55,6 @@ struct RequestBroadcast: IdentifiedPoolMember {
             state: State(contexts: JoinedContexts(first)))
     }
 
-    /// Takes the request out of its pool.
     private func leavePool() {
         let identity = identity
         object.withConstants { constants in
@@ -89,9 +79,8 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     /// Records the Task doing the work; cancels it at once if every context already left.
     ///
-    /// The Task's type says it may throw although its work never does: `Task.init` for a
-    /// non-throwing operation wraps it in a throwing one (a reabstraction thunk and one more
-    /// allocation per request), where a throwing operation goes to the runtime as it is.
+    /// Typed as throwing though it never throws: `Task.init` wraps a non-throwing operation in a throwing one (a
+    /// reabstraction thunk and one more allocation per request).
     func start(_ task: Task<Void, any Error>) {
         let cancelNow: Bool = object.withState { state in
             state.task = task
@@ -123,9 +112,8 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func watchedTransfer() -> RequestTransfer? {
-        // The contexts are asked under this lock (each takes its own inside it: the one place
-        // the two nest, always in this order; a context never calls a broadcast under its lock).
-        // Copying them out to ask them cost more than the asking.
+        // Contexts are asked under this lock, cheaper than copying them out (each takes its own lock inside: the only
+        // nesting, always in this order; a context never calls a broadcast under its lock).
         let (existing, watched) = object.withState { state in
             (state.transfer, state.transfer == nil && !state.finished && state.contexts.watchProgress)
         }
@@ -147,11 +135,9 @@ struct RequestBroadcast: IdentifiedPoolMember {
         for context in contexts { context.emitProgress(progress, for: direction) }
     }
 
-    /// Delivers the pipeline's outcome to every context still joined; the call leaves the pool
-    /// first, so a request started from a handler does not join this finished one.
-    ///
-    /// A download's resume data goes to those who wait for the end; when every context left
-    /// (was cancelled) and nobody asked for it, the partial file is removed.
+    /// Delivers the pipeline's outcome to every joined context, leaving the pool first so a request started from a
+    /// handler doesn't join this finished one. Resume data goes to end waiters; if every context left and nobody
+    /// asked for it, the partial file is removed.
     func finish(_ result: ContextOutcome) {
         leavePool()
         let resumeData = result.resumeData
@@ -176,8 +162,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
         for context in contexts { context.finish(result) }
     }
 
-    /// Calls `waiter` once with the resume data the pipeline ends with (`nil` for none), when it
-    /// ends — at once if it has.
+    /// Calls `waiter` once with the pipeline's final resume data (`nil` for none) when it ends, at once if it has.
     func whenEnded(_ waiter: @escaping @Sendable (DownloadResumeData?) -> Void) {
         let ended: DownloadResumeData?? = object.withState { state in
             guard state.ended else {
@@ -195,8 +180,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 }
 
-/// The contexts joined to one network call, in the order they joined: the first held inline, so
-/// a call nobody else joins allocates no array.
+/// The contexts joined to one call, in join order; the first held inline so a lone call allocates no array.
 struct JoinedContexts: Sequence {
     private var first: ContextCore?
     private var rest: [ContextCore] = []

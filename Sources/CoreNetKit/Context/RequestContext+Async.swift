@@ -8,23 +8,19 @@
 
 /// Bridges contexts to async/await.
 extension RequestContext {
-    /// The terminal result, awaited.
+    /// The terminal result, awaited; cancelling the awaiting Task cancels the context (and so the request).
     ///
-    /// Cancelling the awaiting Task cancels the context (and so the request).
+    /// Returns as soon as the outcome is decided: `onSuccess`/`onError` handlers are queued on
+    /// ``RequestContext/queue`` then and may not have run yet, so use the returned model, not state a handler sets.
     ///
-    /// It returns as soon as the outcome is decided: `onSuccess`/`onError` handlers are queued
-    /// on ``RequestContext/queue`` then and may not have run yet, so use the returned model rather
-    /// than state such a handler sets.
-    ///
-    /// - Throws: the error the context ends with, or ``BaseServerError`` with code
+    /// - Throws: The context's error, or ``BaseServerError`` with code
     ///   ``BaseServerError/Code-swift.struct/cancelled`` when it is cancelled.
     public var value: Model {
         get async throws { try await awaitOutcome(cancelOnTaskCancel: true) }
     }
 
-    /// The terminal result as a `Result`, awaited; never throws. Cancellation gives
-    /// `.failure` with a ``BaseServerError`` coded `cancelled`. Like ``value``, it may return before
-    /// the handlers queued on ``RequestContext/queue`` have run.
+    /// The terminal result as a `Result`, awaited; never throws (cancellation gives `.failure` with a
+    /// ``BaseServerError`` coded `cancelled`). Like ``value``, it may return before the queued handlers have run.
     public var result: Result<Model, any Error> {
         get async {
             do { return .success(try await value) } catch { return .failure(error) }
@@ -34,8 +30,7 @@ extension RequestContext {
     func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
         let core = core
         guard cancelOnTaskCancel else { return try await awaitOutcomeLeavingContextOnCancel() }
-        // The core resumes the continuation itself at the terminal event, which a cancellation
-        // of this Task brings about: no waiter object, no observer closure.
+        // The core resumes the continuation itself at the terminal event, which cancelling this Task brings about.
         let model = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
                 core.await(continuation)
@@ -46,11 +41,9 @@ extension RequestContext {
         return Self.typed(model)
     }
 
-    /// Awaits the outcome; cancelling this Task ends the wait with `cancelled` and leaves the
-    /// context running (``ActiveRequestContext``'s chained source).
+    /// Awaits the outcome; cancelling this Task ends the wait with `cancelled` but leaves the context running.
     private func awaitOutcomeLeavingContextOnCancel() async throws -> Model {
-        // The waiter holds the model erased, as the core does: a waiter of `Model` would look up
-        // the metadata of its model-generic types on every await.
+        // Held erased, as in the core: a `Model` waiter would look up model-generic metadata on every await.
         let waiter = OneShot<any Sendable>()
         let core = core
         let model = try await withTaskCancellationHandler {

@@ -10,12 +10,10 @@
 extension RequestContext {
     /// A context that delivers `transform` applied to this context's result.
     ///
-    /// Errors pass through unchanged; an error thrown by `transform` becomes the new context's
-    /// error. A cached result is transformed and delivered through `onCacheSuccess`; the new
-    /// context's ``isFromCache`` is this one's. Upload and download progress are forwarded
-    /// (``onUploadProgress(_:)``, ``onDownloadProgress(_:)``).
-    /// Cancelling the new context cancels this one. `transform` runs once, off the callback
-    /// queue, on the thread that delivered the result.
+    /// Errors pass through; an error thrown by `transform` becomes the new context's error. A cached result is
+    /// transformed and delivered through `onCacheSuccess`; ``isFromCache`` and upload/download progress are forwarded.
+    /// Cancelling the new context cancels this one. `transform` runs once, off the callback queue, on the thread that
+    /// delivered the result.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Model) throws -> T) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }
@@ -36,17 +34,12 @@ extension RequestContext {
         return next
     }
 
-    /// A context for a second piece of work started with this context's result — for example
-    /// login, then the profile with the new token.
+    /// A context for a second piece of work started with this context's result, e.g. login, then the profile.
     ///
-    /// `transform` runs once, after this context succeeds, off the callback queue; the new
-    /// context then delivers the second context's terminal event. An error of either ends it.
-    /// Cancelling the new context cancels whichever stage is running. The new context's
-    /// ``isFromCache`` is the second context's: its model is the one delivered.
-    ///
-    /// Its upload and download progress handlers get the progress of the stage that is running:
-    /// this context's, then the second context's, which starts again from its own first value
-    /// (for example 0 %). A handler attached late gets the latest value of the running stage.
+    /// `transform` runs once, after this context succeeds, off the callback queue; the new context then delivers the
+    /// second context's terminal event (and its ``isFromCache``). An error of either ends it; cancelling it cancels
+    /// whichever stage is running. Progress handlers get the running stage's progress: this context's, then the
+    /// second's, restarting from its first value (e.g. 0 %); a handler attached late gets the running stage's latest.
     public func flatMap<T: Sendable>(
         _ transform: @escaping @Sendable (Model) -> RequestContext<T>
     ) -> ActiveRequestContext<T> {

@@ -10,13 +10,11 @@
 extension RequestContext {
     /// Adds a handler for the progress of the request body going out.
     ///
-    /// Runs on the callback queue, any number of times until the terminal event and never after
-    /// it (nor after ``cancel()``). Values never go down, come at most about 30 times a second,
-    /// and a successful request delivers a last one with ``TransferProgress/fraction`` `1.0`
-    /// before `onSuccess` — also when there was no body. A handler attached late first gets the
-    /// latest value at once. A context made by ``map(_:)`` delivers the progress of its source;
-    /// one made by ``flatMap(_:)`` that of the request currently running: the first one's, then,
-    /// once it succeeded, the second one's, starting again from its first value.
+    /// Runs on the callback queue, any number of times until the terminal event, never after it (nor after
+    /// ``cancel()``). Values never go down, come at most about 30 times a second, and a successful request delivers a
+    /// last one with ``TransferProgress/fraction`` `1.0` before `onSuccess`, also with no body. A handler attached late
+    /// first gets the latest value at once. A ``map(_:)`` context delivers its source's progress; a ``flatMap(_:)``
+    /// one the running request's: the first's, then the second's, starting again from its first value.
     ///
     /// ```swift
     /// UploadPhotoRequest(file: url).perform()
@@ -31,35 +29,25 @@ extension RequestContext {
 
     /// Adds a handler for the progress of the response body coming in.
     ///
-    /// Runs on the callback queue, any number of times until the terminal event and never after
-    /// it (nor after ``cancel()``). Values never go down, come at most about 30 times a second,
-    /// and a successful request delivers a last one with ``TransferProgress/fraction`` `1.0`
-    /// before `onSuccess`. While the response has no `Content-Length`,
+    /// Runs on the callback queue until the terminal event or ``cancel()``, by the rules of ``onUploadProgress(_:)``
+    /// (rate, never down, a last `1.0` before `onSuccess`, chaining). Without a `Content-Length`,
     /// ``TransferProgress/totalBytes`` is `nil` and the fraction stays `0.0` until the end.
-    /// Contexts made by ``map(_:)`` and ``flatMap(_:)`` forward it as ``onUploadProgress(_:)``
-    /// says.
     @discardableResult
     public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         addProgressHandler(handler, for: .download)
         return self
     }
 
-    /// Delivers `progress` to the handlers of `direction`, unless the context has ended or the
-    /// value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         core.emitProgress(progress, for: direction)
     }
 
-    /// Whether anyone watches this context's progress: a handler, or a chained context.
     var watchesProgress: Bool { core.watchesProgress }
 
-    /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
         core.forwardProgress(to: next.core)
     }
 
-    /// Forgets the last progress values, so the progress of a next stage (``flatMap(_:)``) that
-    /// starts again from zero is delivered.
     func restartProgress() {
         core.restartProgress()
     }
@@ -74,18 +62,16 @@ extension RequestContext {
 
 /// Upload and download progress of the source context.
 extension PassiveRequestContext {
-    /// Adds a handler for the upload progress of the source context; see
-    /// ``RequestContext/onUploadProgress(_:)`` for when it runs (on the source's callback
-    /// queue, until its terminal event).
+    /// Adds a handler for the source's upload progress, run on its callback queue until its terminal event; see
+    /// ``RequestContext/onUploadProgress(_:)``.
     @discardableResult
     public func onUploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         source.onUploadProgress(handler)
         return self
     }
 
-    /// Adds a handler for the download progress of the source context; see
-    /// ``RequestContext/onDownloadProgress(_:)`` for when it runs (on the source's callback
-    /// queue, until its terminal event).
+    /// Adds a handler for the source's download progress, run on its callback queue until its terminal event; see
+    /// ``RequestContext/onDownloadProgress(_:)``.
     @discardableResult
     public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         source.onDownloadProgress(handler)

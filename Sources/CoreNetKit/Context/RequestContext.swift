@@ -10,15 +10,11 @@ import Dispatch
 
 /// The consumer side of one result: handlers, cancellation and the async/await bridge.
 ///
-/// It delivers exactly one terminal event — a success, an error, or nothing after ``cancel()``
-/// — and may deliver one cached result before it. Handlers run on ``queue`` (set at `init`,
-/// never changed), each at most once, in the order they were attached; a cached result is
-/// always delivered before the terminal event. A handler attached after its event fires at once
-/// (asynchronously, on ``queue``). After the terminal event the context drops every handler, so
-/// nothing it captured is retained.
-///
-/// Only its producer can finish it: the request pipeline for an ``ActiveRequestContext``, the
-/// owner for a ``HandleRequestContext``.
+/// It delivers exactly one terminal event (a success, an error, or nothing after ``cancel()``), and at most one
+/// cached result before it. Handlers run on ``queue`` (fixed at `init`), each at most once, in the order attached; a
+/// handler attached after its event fires at once (asynchronously, on ``queue``). After the terminal event every
+/// handler is dropped, so nothing it captured is retained. Only its producer can finish it: the request pipeline for
+/// an ``ActiveRequestContext``, the owner for a ``HandleRequestContext``.
 ///
 /// ```swift
 /// let context: RequestContext<User> = GetUserRequest(id: 1).perform()
@@ -27,35 +23,28 @@ import Dispatch
 public class RequestContext<Model: Sendable>: CacheableContext, CancellableContext,
     @unchecked Sendable  // safe: its only state is `core`, whose mutable state is behind a lock
 {
-    /// The outcome, handlers and ordered delivery, with the model's type erased: this class
-    /// casts the model back where a handler receives it.
+    /// Outcome, handlers and ordered delivery, model type erased; this class casts the model back for handlers.
     let core: ContextCore
 
     /// The queue every handler runs on.
     public var queue: DispatchQueue { core.queue }
 
-    /// Creates a context whose handlers run on `queue`.
     init(queue: DispatchQueue) {
         self.core = ContextCore(queue: queue)
     }
 
-    /// Whether the terminal event (or cancellation) has happened.
-    ///
-    /// It turns `true` when the outcome is decided, which is when ``value`` returns; the
-    /// handlers for it are queued on ``queue`` at that moment and may not have run yet.
+    /// Whether the terminal event (or cancellation) has happened: `true` once the outcome is decided, which is when
+    /// ``value`` returns; its handlers are queued on ``queue`` then and may not have run yet.
     public var isFinished: Bool { core.isFinished }
 
-    /// Whether the success was read from the cache instead of the server: `true` after a
-    /// ``CachePolicy/cacheOnly`` hit, after the fallback of
-    /// ``CachePolicy/serverIfFailReadFromCache`` (show an "offline" banner) and after an answer
-    /// from the entry under ``CachePolicy/cacheIfFreshElseServer``, `false` for a server
-    /// answer (also one confirmed by `304 Not Modified`) and before the terminal event.
+    /// Whether the success was read from the cache instead of the server.
     ///
-    /// It is set before any handler runs, so `onSuccess` handlers and code after
-    /// `try await context.value` can read it:
+    /// `true` after a ``CachePolicy/cacheOnly`` hit, the fallback of ``CachePolicy/serverIfFailReadFromCache`` (show
+    /// an "offline" banner) and an answer from the entry under ``CachePolicy/cacheIfFreshElseServer``; `false` for a
+    /// server answer (also one confirmed by `304 Not Modified`) and before the terminal event. Set before any handler
+    /// runs, so `onSuccess` handlers and code after `try await context.value` can read it:
     ///
     /// ```swift
-    /// let context = ordersService.orders()
     /// context.onSuccess { orders in show(orders, offline: context.isFromCache) }
     /// ```
     public var isFromCache: Bool { core.isFromCache }
@@ -109,8 +98,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         core.finish(.success(data, fromCache: false))
     }
 
-    /// Delivers the successful result and records whether it was read from the cache (see
-    /// ``isFromCache``); ignored after the terminal event.
+    /// Delivers the success, recording whether it came from the cache (``isFromCache``); ignored once finished.
     func emit(data: Model, fromCache: Bool) {
         core.finish(.success(data, fromCache: fromCache))
     }
@@ -119,8 +107,6 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         core.finish(.failure(error))
     }
 
-    /// Delivers a cached result to `onCacheSuccess` handlers; ignored after the terminal event
-    /// or a first cached result.
     func emitCache(data: Model) {
         core.emitCache(data)
     }
@@ -133,26 +119,19 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
 
     // MARK: Internal wiring
 
-    /// The model a core holds for this context: every value a core of a `RequestContext<Model>`
-    /// receives is a `Model` (the typed producers above, or the pipeline of a request of
-    /// `Model`), so the cast cannot fail.
-    ///
+    /// Casts a core's model back: every value a `RequestContext<Model>`'s core receives is a `Model`, so it can't fail.
     static func typed(_ model: any Sendable) -> Model {
         model as! Model  // safe: see above
     }
 
-    /// Sets what ``cancel()`` stops; if the context is already cancelled, runs it at once.
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
         core.setCancelAction(.run(action))
     }
 
-    /// Calls `observer` inline with the terminal outcome (the model erased), at once if it
-    /// already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
         core.observe(observer)
     }
 
-    /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (Model) -> Void) {
         core.observeCache { model in observer(Self.typed(model)) }
     }

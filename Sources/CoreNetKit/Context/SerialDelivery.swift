@@ -8,10 +8,8 @@
 
 import Dispatch
 
-/// Runs blocks on a queue one at a time, in the order they were submitted, even when the queue
-/// is concurrent: the blocks of one context never overtake each other (a cached result always
-/// reaches handlers before the terminal event). Cheaper than a serial `DispatchQueue` per
-/// context: one lock and, per burst of blocks, one `async` on the target queue.
+/// Runs blocks on a queue one at a time, in submission order, even on a concurrent queue (so a context's cached result
+/// reaches handlers before its terminal event). Cheaper than a serial `DispatchQueue` per context.
 final class SerialDelivery: Sendable {
     private struct State {
         var pending: [@Sendable () -> Void] = []

@@ -8,8 +8,7 @@
 
 import Foundation
 
-/// Reads the files of multipart file parts, reporting every problem as ``BaseServerError``
-/// `fileAccess`.
+/// Reads multipart file parts' files, reporting every problem as ``BaseServerError`` `fileAccess`.
 enum FileRead {
     /// The size of the regular, readable file at `url`.
     static func size(of url: URL) throws -> Int64 {
@@ -41,12 +40,9 @@ enum FileRead {
         return data
     }
 
-    /// Copies the file to `write` in chunks of `chunkSize`, checking `isCancelled` before each.
-    ///
-    /// - Returns: `false`, having stopped, as soon as `rejecting` occurs in the file (also across
-    ///   chunks); `true` when the whole file was copied.
-    /// - Throws: `fileAccess` when the file cannot be read or is no longer `expectedSize` bytes
-    ///   long; `CancellationError`; whatever `write` throws.
+    /// Copies the file to `write` in chunks of `chunkSize`, checking `isCancelled` before each. Returns `false`, having
+    /// stopped, as soon as `rejecting` occurs (also across chunks). Throws `fileAccess` when the file can't be read or
+    /// is no longer `expectedSize` bytes; `CancellationError`; whatever `write` throws.
     static func copy(
         _ url: URL, expectedSize: Int64, chunkSize: Int, rejecting pattern: [UInt8],
         isCancelled: () -> Bool, to write: (Data) throws -> Void

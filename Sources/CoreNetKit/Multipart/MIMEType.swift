@@ -6,8 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Guesses a MIME type from a filename's extension, the same on every platform (no
-/// UniformTypeIdentifiers, which Linux lacks).
+/// Guesses a MIME type from a filename's extension, alike on every platform (Linux lacks UniformTypeIdentifiers).
 enum MIMEType {
     static let fallback = "application/octet-stream"
 

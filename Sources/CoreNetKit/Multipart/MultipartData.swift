@@ -21,38 +21,27 @@ import Foundation
 /// ServerRequest(method: .post, baseUrl: API.base, relativeUrl: "/videos", parameters: .multipart(form))
 /// ```
 ///
-/// A body up to ``memoryThreshold`` bytes is assembled in memory. A larger one is never held in
-/// memory: it is written chunk by chunk to a file in ``temporaryDirectory`` and uploaded from
-/// there with an exact `Content-Length`; the file is removed when the request ends, also on
-/// error or cancellation. The boundary is random and checked not to occur in any part.
+/// A body up to ``memoryThreshold`` bytes is assembled in memory; a larger one is written chunk by chunk to a file in
+/// ``temporaryDirectory`` and uploaded from there with an exact `Content-Length`, the file removed when the request
+/// ends (also on error or cancellation). The boundary is random and checked not to occur in any part.
 ///
-/// Names and filenames may hold any characters: `"`, CR and LF are sent as `%22`, `%0D` and
-/// `%0A` (as browsers do) and other text as UTF-8, so they can never break out of their header.
-/// A filename that had to be changed that way is also sent exactly as
-/// `filename*=UTF-8''…` (RFC 8187), which most servers read in preference.
-///
-/// Reading files and building the body happen when the request is sent; a missing or
-/// unreadable file ends the request with ``BaseServerError/Code-swift.struct/fileAccess``, a
-/// bad header with ``BaseServerError/Code-swift.struct/invalidRequest``.
+/// Names and filenames may hold any characters: `"`, CR and LF are sent as `%22`, `%0D` and `%0A` (as browsers do)
+/// and other text as UTF-8, so they can't break out of their header. A filename changed that way is also sent exactly
+/// as `filename*=UTF-8''…` (RFC 8187), which most servers prefer. Files are read and the body built when the request
+/// is sent; a missing or unreadable file ends it with ``BaseServerError/Code-swift.struct/fileAccess``, a bad header
+/// with ``BaseServerError/Code-swift.struct/invalidRequest``.
 public struct MultipartData: Sendable {
     /// The largest body assembled in memory, in bytes, unless a form says otherwise: 10 MB.
     public static let defaultMemoryThreshold = 10_000_000
 
     /// The parts, in the order they are sent.
     public var parts: [Part]
-    /// The largest body, in bytes, that is assembled in memory; larger ones are streamed
-    /// through a temporary file.
+    /// The largest body, in bytes, assembled in memory; larger ones are streamed through a temporary file.
     public var memoryThreshold: Int
-    /// Where the temporary file of a large body is written; the system's temporary directory by
-    /// default.
+    /// Where a large body's temporary file is written; the system's temporary directory by default.
     public var temporaryDirectory: URL
 
-    /// Creates a form with `parts`.
-    ///
-    /// - Parameters:
-    ///   - parts: the parts, in order; ``append(_:name:)`` and its siblings add more.
-    ///   - memoryThreshold: the largest body assembled in memory, in bytes.
-    ///   - temporaryDirectory: where larger bodies are written before they are sent.
+    /// Creates a form with `parts`, in order (``append(_:name:)`` and its siblings add more).
     public init(
         _ parts: [Part] = [], memoryThreshold: Int = MultipartData.defaultMemoryThreshold,
         temporaryDirectory: URL = FileManager.default.temporaryDirectory
@@ -75,8 +64,7 @@ public struct MultipartData: Sendable {
         parts.append(.data(data, name: name, filename: filename, mimeType: mimeType, headers: headers))
     }
 
-    /// Appends a file that is read when the request is sent; see
-    /// ``Part/file(_:name:filename:mimeType:headers:)``.
+    /// Appends a file read when the request is sent; see ``Part/file(_:name:filename:mimeType:headers:)``.
     public mutating func append(
         fileAt url: URL, name: String, filename: String? = nil, mimeType: String? = nil,
         headers: [String: String] = [:]
@@ -102,11 +90,9 @@ extension MultipartData {
         public var name: String
         /// The filename (`filename` in `Content-Disposition`), if any.
         public var filename: String?
-        /// The `Content-Type` of the part; when `nil`, it is guessed from the filename's
-        /// extension (``resolvedMimeType``).
+        /// The part's `Content-Type`; when `nil`, guessed from the filename's extension (``resolvedMimeType``).
         public var mimeType: String?
-        /// More headers of the part. `Content-Disposition` and `Content-Type` are not allowed
-        /// here: the name, filename and ``mimeType`` set them.
+        /// More headers; not `Content-Disposition` or `Content-Type`, which name, filename and ``mimeType`` set.
         public var headers: [String: String]
         /// The part's bytes.
         public var content: Content
@@ -129,8 +115,7 @@ extension MultipartData {
             Part(name: name, content: .text(value))
         }
 
-        /// In-memory bytes; the type is `mimeType`, else guessed from `filename`'s extension,
-        /// else `application/octet-stream`.
+        /// In-memory bytes typed `mimeType`, else by `filename`'s extension, else `application/octet-stream`.
         public static func data(
             _ data: Data, name: String, filename: String? = nil, mimeType: String? = nil,
             headers: [String: String] = [:]

@@ -8,8 +8,7 @@
 
 import Foundation
 
-/// Turns a ``MultipartData`` into a body: assembled in memory up to the form's threshold,
-/// otherwise written chunk by chunk to a tracked temporary file.
+/// Turns a ``MultipartData`` into a body: in memory up to the form's threshold, else chunked into a tracked temp file.
 struct MultipartEncoder {
     /// Bytes held in memory, or in a file read when they are sent.
     enum Bytes {
@@ -48,11 +47,9 @@ struct MultipartEncoder {
         return "CoreNetKit-" + digits.joined()
     }
 
-    /// Encodes the form. Without `temporaryFiles` the body is assembled in memory whatever its size.
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` (no parts, bad headers, no usable
-    ///   boundary) or `fileAccess` (a file part is missing, unreadable or changes while read);
-    ///   `CancellationError` when the Task is cancelled or `temporaryFiles` closed meanwhile.
+    /// Encodes the form (in memory whatever its size without `temporaryFiles`). Throws ``BaseServerError``
+    /// `invalidRequest` (no parts, bad headers, no usable boundary) or `fileAccess` (a file part is missing, unreadable
+    /// or changes while read); `CancellationError` if the Task is cancelled or `temporaryFiles` closed meanwhile.
     func encode(temporaryFiles: TemporaryFiles?) throws -> Encoded {
         guard !form.parts.isEmpty else {
             throw BaseServerError.invalidRequest("a multipart body needs at least one part")
@@ -103,8 +100,7 @@ struct MultipartEncoder {
         return body
     }
 
-    /// The body in a new temporary file, or `nil` when a file part contains the boundary. The
-    /// file is removed again if anything fails.
+    /// The body in a new temporary file (removed if anything fails), or `nil` when a file part contains the boundary.
     private func write(
         _ layouts: [PartLayout], boundary: String, length: Int64,
         into temporaryFiles: TemporaryFiles

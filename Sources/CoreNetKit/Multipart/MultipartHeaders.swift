@@ -10,11 +10,9 @@ import Foundation
 
 /// The header block of each part, built so that no name, filename or value can end its line.
 enum MultipartHeaders {
-    /// `Content-Disposition`, `Content-Type` and the part's own headers (sorted by name), each
-    /// ending in CRLF, then the empty line.
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` for a header name or value (or MIME type)
-    ///   that could split the header, or a header the form owns.
+    /// `Content-Disposition`, `Content-Type` and the part's own headers (sorted by name), each ending in CRLF, then the
+    /// empty line. Throws ``BaseServerError`` `invalidRequest` for a name, value or MIME type that could split the
+    /// header, or a header the form owns.
     static func block(for part: MultipartData.Part) throws -> Data {
         var disposition = "form-data; name=\"" + quoted(part.name).text + "\""
         if let filename = part.filename {
@@ -46,10 +44,9 @@ enum MultipartHeaders {
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
-    /// `value` as the inside of a quoted-string that cannot end its header: `"` → `%22`, CR →
-    /// `%0D`, LF → `%0A`, other control characters → `%XX` (the HTML form encoding), `\` →
-    /// `\\`, everything else as UTF-8. `isExact` is false when a reader that only unquotes
-    /// would not get `value` back.
+    /// `value` as the inside of a quoted-string that can't end its header: `"` → `%22`, CR → `%0D`, LF → `%0A`, other
+    /// controls → `%XX` (HTML form encoding), `\` → `\\`, the rest UTF-8. `isExact` is false when a reader that only
+    /// unquotes would not get `value` back.
     static func quoted(_ value: String) -> (text: String, isExact: Bool) {
         var text = String.UnicodeScalarView()
         var isExact = true
@@ -68,8 +65,7 @@ enum MultipartHeaders {
         return (String(text), isExact)
     }
 
-    /// `value` as an RFC 8187 extended value: `UTF-8''` and the UTF-8 bytes, every byte outside
-    /// `attr-char` percent-encoded.
+    /// `value` as an RFC 8187 extended value: `UTF-8''` then its UTF-8 bytes, those outside `attr-char` %-encoded.
     static func extendedValue(_ value: String) -> String {
         var result = "UTF-8''"
         for byte in value.utf8 {

@@ -9,8 +9,7 @@
 
 /// A value of a query-string or form parameter.
 ///
-/// Arrays become repeated keys (`tag=a&tag=b`), Booleans `true`/`false`, numbers their plain
-/// decimal form.
+/// Arrays become repeated keys (`tag=a&tag=b`), Booleans `true`/`false`, numbers their plain decimal form.
 public enum QueryValue: Sendable, Hashable {
     case string(String)
     case int(Int)

@@ -14,8 +14,7 @@ import FoundationNetworking
 
 /// Turns a prepared ``ServerRequest`` into the ``TransportRequest`` a transport sends.
 enum RequestEncoder {
-    /// Encodes `request`. A multipart body above its threshold is written to a file tracked by
-    /// `temporaryFiles`; without it, every body is built in memory.
+    /// Encodes `request`; a multipart body over its threshold goes to a `temporaryFiles` file (in memory without it).
     static func encode(
         _ request: ServerRequest, encoder: JSONEncoder, defaultTimeout: TimeInterval,
         temporaryFiles: TemporaryFiles? = nil
@@ -63,8 +62,7 @@ enum RequestEncoder {
         return encoded
     }
 
-    /// The URL `request` is sent to, with the query its parameters add: what the transport
-    /// sends, the cache keys on and every report shows (``ServerRequest/url(encoder:)``).
+    /// The URL `request` is sent to; see ``ServerRequest/url(encoder:)``.
     static func url(of request: ServerRequest, encoder: JSONEncoder) throws -> URL {
         try url(of: request, query: parts(of: request, encoder: encoder).query)
     }
@@ -170,8 +168,7 @@ enum RequestEncoder {
 
     /// Rejects header names and values that could split or inject header lines.
     private static func isValidHeader(name: String, value: String) -> Bool {
-        // On the contiguous bytes when the string has them (a native string does): the
-        // UTF-8 view's iterator cost several times more per byte.
+        // On the contiguous bytes when available: the UTF-8 view's iterator cost several times more per byte.
         func validName(_ bytes: some Collection<UInt8>) -> Bool {
             !bytes.isEmpty && !bytes.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F })
         }

@@ -10,20 +10,16 @@ import Foundation
 
 /// Adjusts every request before it is encoded: common headers, common parameters, tokens.
 ///
-/// Preparators run in registration order, each on the previous one's output, every time a
-/// request is sent — also when it is replayed after a token refresh. Headers a request sets
-/// itself are kept: a preparator should only add what is missing, unless replacing is its job
-/// (as a token's is).
+/// Preparators run in registration order, each on the previous one's output, every time a request is sent (also
+/// when replayed after a token refresh). A preparator should only add headers the request lacks, unless replacing is
+/// its job (as a token's is).
 public protocol RequestPreparator: Sendable {
-    /// Returns `request` prepared for sending.
-    ///
-    /// - Throws: an error that ends the request (for example ``BaseServerError`` `invalidRequest`).
+    /// Returns `request` prepared for sending; throwing (e.g. ``BaseServerError`` `invalidRequest`) ends the request.
     func prepare(_ request: ServerRequest) async throws -> ServerRequest
 }
 
-/// A preparator whose work is synchronous: the preparator stage prepares the request in place
-/// with it (no async call and no copy of the request). ``RequestPreparator/prepare(_:)`` comes
-/// with it.
+/// A synchronous preparator, run in place by the preparator stage (no async call, no copy of the request).
+/// ``RequestPreparator/prepare(_:)`` comes with it.
 public protocol InPlacePreparator: RequestPreparator {
     /// Prepares `request` where it is.
     func prepare(inPlace request: inout ServerRequest)
@@ -37,8 +33,7 @@ extension InPlacePreparator {
     }
 }
 
-/// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus
-/// the `extraHeaders` given to ``init(accept:userAgent:extraHeaders:)``.
+/// Sets `Accept` and `User-Agent: CoreNetKit/<version>` unless the request sets them, plus the `extraHeaders`.
 public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
     /// Headers added to every request that lacks them.
     public var headers: [String: String]
@@ -67,8 +62,7 @@ public struct DefaultHeadersPreparator: RequestPreparator, InPlacePreparator {
     }
 }
 
-/// Adds query parameters to every request that lacks them (for example an API version or app
-/// key). Parameters already in `.query` win.
+/// Adds query parameters (e.g. an API version or app key) to every request that lacks them; `.query`'s own win.
 public struct CommonQueryPreparator: RequestPreparator, InPlacePreparator {
     /// The parameters to add.
     public var parameters: [String: QueryValue]
@@ -101,19 +95,16 @@ public struct ClosurePreparator: RequestPreparator {
     public func prepare(_ request: ServerRequest) async throws -> ServerRequest { try await body(request) }
 }
 
-/// The stage that runs the configuration's RequestPreparators, in order, on the request
-/// before it goes on: common headers, common query parameters, anything a closure adds.
+/// The stage that runs the configuration's preparators, in order, once per request before the cache stage (so the
+/// cache sees their headers, e.g. for `Vary: Accept-Language`).
 ///
-/// It runs once per request, before the cache stage, so the cache sees the headers the
-/// preparators set (a `Vary: Accept-Language` works). Work that must happen on every attempt
-/// of a retried request — a signature over the final request, a nonce — belongs in an
-/// Interceptor appended to NetworkConfiguration/interceptors. It is the stage of
-/// NetworkConfiguration/preparators: setting those replaces it in the list.
+/// Work needed on every attempt of a retried request (a signature over the final request, a nonce) belongs in an
+/// Interceptor appended to NetworkConfiguration/interceptors. Setting NetworkConfiguration/preparators replaces this
+/// stage in the list.
 public struct PreparatorInterceptor: Interceptor, BuiltInStage {
     /// The preparators, in order.
     public let preparators: [any RequestPreparator]
-    /// For each of ``preparators``, the same one when it prepares in place (the library's own):
-    /// run without an async call or a copy of the request.
+    /// Each of ``preparators`` that prepares in place (the library's own), run without an async call or a copy.
     private let inPlace: [(any InPlacePreparator)?]
 
     /// Creates the stage of `preparators`.

@@ -10,15 +10,10 @@ import Foundation
 
 /// The URL of a request, decided in one place.
 extension ServerRequest {
-    /// The URL this request is sent to: the base URL with its path, the relative URL with its
-    /// query, then the query items its parameters add (`.query`, or any parameters of a method
-    /// that sends them in the query). Preparators change the request before it is sent, so the
-    /// URL of a prepared request includes their query items.
-    ///
-    /// The transport, the cache key, log entries, the cURL line, monitors, spans and errors all
-    /// read this URL; everything that reports it redacts it (``reportedURL(encoder:)``).
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` when the URL cannot be built.
+    /// The URL this request is sent to: the base URL with its path, the relative URL with its query, then the query
+    /// items its parameters add (`.query`, or any parameters of a method that sends them in the query), including a
+    /// preparator's once prepared. The transport, cache key, logs, cURL line, monitors, spans and errors all read it;
+    /// reports redact it (``reportedURL(encoder:)``). Throws ``BaseServerError`` `invalidRequest` if it can't be built.
     func url(encoder: JSONEncoder) throws -> URL {
         try RequestEncoder.url(of: self, encoder: encoder)
     }

@@ -32,35 +32,29 @@ public struct ServerRequest: Sendable {
     public var timeout: TimeInterval?
     /// How the cache is used.
     public var cachePolicy: CachePolicy
-    /// An identifier for ``TaskPool``; a request whose id is in flight joins it. `nil`
-    /// generates one.
+    /// An identifier for ``TaskPool``; a request whose id is in flight joins it. `nil` generates one.
     public var requestId: String?
-    /// Whether the configuration's ``AccessSafeRequestManager`` authorizes this request (adds
-    /// the access token, refreshes it on a rejection and replays). `true` by default; it has no
-    /// effect when the configuration has no manager. Set it to `false` for login and refresh
-    /// endpoints and for public resources.
+    /// Whether the configuration's ``AccessSafeRequestManager`` authorizes this request (adds the token, refreshes it
+    /// on rejection and replays); `true` by default, no effect without a manager. Set `false` for login, refresh and
+    /// public endpoints.
     public var requiresAuthorization: Bool
-    /// When set, a successful response's body is streamed to this file URL instead of memory,
-    /// and the model can be a ``DownloadedFile`` or `URL`. See ``DownloadedFile`` for what
-    /// happens to the file on failure.
+    /// When set, a successful response's body is streamed to this file URL instead of memory, and the model can be a
+    /// ``DownloadedFile`` or `URL` (see ``DownloadedFile`` for what happens to the file on failure).
     public var downloadDestination: URL?
-    /// Whether a download that fails or is cancelled keeps the bytes that arrived, so it can be
-    /// resumed: the error then carries ``BaseServerError/resumeData`` and
-    /// ``ActiveRequestContext/cancel(producingResumeData:)`` hands it back. `false` by default:
-    /// nothing of a failed download is left on disk. See ``DownloadResumeData``.
+    /// Whether a failed or cancelled download keeps the bytes that arrived, so it can be resumed: the error then
+    /// carries ``BaseServerError/resumeData`` and ``ActiveRequestContext/cancel(producingResumeData:)`` hands it back.
+    /// `false` by default: nothing of a failed download stays on disk. See ``DownloadResumeData``.
     public var keepsPartialDownload: Bool
-    /// Resume data of an earlier attempt: the download goes on from its bytes (see
-    /// ``DownloadResumeData``). Setting it keeps the partial file again if this attempt fails
-    /// too; without ``downloadDestination`` the file goes to the resume data's destination.
+    /// Resume data of an earlier attempt (``DownloadResumeData``): the download goes on from its bytes and keeps the
+    /// partial file if this attempt fails too; without ``downloadDestination`` it goes to the data's destination.
     public var resumeData: DownloadResumeData? {
         get { resumeBox?.data }
         set { resumeBox = newValue.map(ResumeDataBox.init) }
     }
     /// Out of line: most requests carry none, and every stage's frame holds a copy of the request.
     private var resumeBox: ResumeDataBox?
-    /// When and how often this request is sent again after a failure; `nil` (the default) uses
-    /// the configuration's ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns
-    /// retrying off for this request.
+    /// When and how often this request is sent again after a failure; `nil` (default) uses
+    /// ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns retrying off for this request.
     public var retryPolicy: RetryPolicy? {
         get { retryBox?.policy }
         set { retryBox = newValue.map(RetryPolicyBox.init) }
@@ -69,8 +63,7 @@ public struct ServerRequest: Sendable {
     private var retryBox: RetryPolicyBox?
     /// Whether the request carries resume data (without copying it out).
     var hasResumeData: Bool { resumeBox != nil }
-    /// Which attempt this is, from 1; the retry stage counts it up, and so may a stage of yours
-    /// that sends the request again.
+    /// Which attempt this is, from 1; the retry stage (or a stage of yours that resends) counts it up.
     public var attempt = 1
     /// How many attempts there can be at most; 1 unless a retrying stage says otherwise.
     public var attemptCount = 1
@@ -82,13 +75,11 @@ public struct ServerRequest: Sendable {
     /// Where a 2xx response body goes as it arrives instead of into the response.
     var responseBodyStream: ResponseBodyStream?
 
-    /// Whether the response body goes to a reader as it arrives (``ResponseStream``, the OpenAPI
-    /// client transport) rather than into ``ServerResponse/data``: such a body is not in the
-    /// response, so a stage has nothing of it to keep.
+    /// Whether the response body goes to a reader as it arrives (``ResponseStream``, the OpenAPI client transport)
+    /// rather than into ``ServerResponse/data``, so a stage has nothing of it to keep.
     public var streamsResponseBody: Bool { responseBodyStream != nil }
 
-    /// Whether a streamed `2xx` body already began to reach its reader: from then on the request
-    /// must not be sent again, as a second response would mix with the first.
+    /// Whether a streamed `2xx` body began to reach its reader: then it must not be resent (two responses would mix).
     public var hasStartedStreaming: Bool { responseBodyStream?.hasSurfacedHead == true }
 
     /// Creates a request description.

@@ -11,11 +11,9 @@ import Foundation
 
 /// The parameters of a ``ServerRequest`` and how they are encoded.
 ///
-/// `GET`, `HEAD` and `DELETE` put parameters in the query string (a JSON object is flattened
-/// into query items); `POST`, `PUT` and `PATCH` send `.json` and `.jsonObject` as a JSON body
-/// with `Content-Type: application/json` and `.formURLEncoded` as a form body. `.query`
-/// always goes in the query string, whatever the method. `.multipart` is a body for `POST`, `PUT`
-/// and `PATCH` only.
+/// `GET`, `HEAD` and `DELETE` put parameters in the query string (a JSON object flattened into items); `POST`, `PUT`
+/// and `PATCH` send `.json`/`.jsonObject` as a JSON body (`application/json`) and `.formURLEncoded` as a form body.
+/// `.query` always goes in the query string; `.multipart` is a body for `POST`, `PUT` and `PATCH` only.
 public enum ServerRequestParameter: Sendable {
     /// No parameters.
     case none
@@ -27,7 +25,6 @@ public enum ServerRequestParameter: Sendable {
     case jsonObject(JSON)
     /// Form fields sent as `application/x-www-form-urlencoded`.
     case formURLEncoded([String: QueryValue])
-    /// A `multipart/form-data` body of text fields, data and files; large bodies are streamed
-    /// from disk. See ``MultipartData``.
+    /// A `multipart/form-data` body of text fields, data and files; large ones stream from disk (``MultipartData``).
     case multipart(MultipartData)
 }

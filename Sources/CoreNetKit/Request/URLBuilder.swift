@@ -10,10 +10,8 @@ import Foundation
 
 /// Joins base and relative URLs and encodes query strings (RFC 3986).
 enum URLBuilder {
-    /// `baseUrl` joined with `relativeUrl` by exactly one slash, plus `query` items appended.
-    ///
-    /// - Throws: ``BaseServerError`` `invalidRequest` when `relativeUrl` names a scheme or host
-    ///   of its own, or the result is not a valid URL.
+    /// `base` joined to `relative` by exactly one slash, with `query` appended. Throws ``BaseServerError``
+    /// `invalidRequest` when `relative` names its own scheme or host, or the result is not a valid URL.
     static func url(base: URL, relative: String, query: [(String, String)]) throws -> URL {
         if startsWithTwoSlashes(relative) || hasScheme(relative) {
             throw BaseServerError.invalidRequest(
@@ -23,9 +21,8 @@ enum URLBuilder {
         var baseText = base.absoluteString
         var relative = relative
         var encodedQuery = query.isEmpty ? "" : encode(query)
-        // On the UTF-8 bytes, written once into a string of the right size: every separator here
-        // is ASCII, and the Character view's grapheme breaking (or appending piece by piece) cost
-        // more than the rest of the request's encoding together.
+        // Joined on the UTF-8 bytes into a right-sized string (all separators are ASCII): Character-based joining
+        // cost more than the rest of the request's encoding.
         if let url = recent.url(base: baseText, relative: relative, query: encodedQuery) { return url }
         let joined = baseText.withUTF8 { base in
             relative.withUTF8 { relative in
@@ -40,13 +37,11 @@ enum URLBuilder {
         return url
     }
 
-    /// URLs built lately, so a service that calls the same endpoints again skips Foundation's
-    /// parse (about a third of the library's own cost of a plain GET).
+    /// URLs built lately, so calling the same endpoints again skips Foundation's parse.
     static let recent = RecentURLs()
 
-    /// The text of ``url(base:relative:query:)``: `base` without its query and trailing slashes,
-    /// one slash, `relative` without its leading slashes, then the query of `relative`, the query
-    /// of `base` and `query`, joined by `&`.
+    /// `base` without its query and trailing slashes, one slash, `relative` without leading slashes, then the
+    /// queries of `relative`, `base` and `query`, joined by `&`.
     private static func join(
         base: UnsafeBufferPointer<UInt8>, relative: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>
     ) -> String {
@@ -87,10 +82,8 @@ enum URLBuilder {
         }
     }
 
-    /// Whether `text` plainly starts with a scheme and a host: `scheme://host[:port]` followed by
-    /// `/`, `?`, `#` or the end, the host made of letters, digits, `.` and `-`. Checked on the
-    /// bytes, so the usual URL skips asking Foundation for its scheme and (percent-decoded) host;
-    /// any other text is left to Foundation.
+    /// Whether `text` plainly starts with `scheme://host[:port]` then `/`, `?`, `#` or the end, the host made of
+    /// letters, digits, `.` and `-`; lets the usual URL skip asking Foundation for its scheme and host.
     static func hasPlainSchemeAndHost(_ text: String) -> Bool {
         var bytes = text.utf8.makeIterator()
         guard let first = bytes.next(), isLetter(first) else { return false }
@@ -143,8 +136,7 @@ enum URLBuilder {
         return false
     }
 
-    /// Items as `key=value` pairs joined by `&`, every byte outside RFC 3986's unreserved set
-    /// percent-encoded.
+    /// Items as `key=value` joined by `&`, every byte outside RFC 3986's unreserved set percent-encoded.
     static func encode(_ items: [(String, String)]) -> String {
         var result = ""
         for (index, item) in items.enumerated() {
@@ -182,16 +174,12 @@ enum URLBuilder {
     }
 }
 
-/// A small cache of built URLs, keyed by what they are built from (the base URL's text, the
-/// relative URL and the encoded query): direct-mapped, so a lookup is one hash, one slot and
-/// three comparisons under a lock, and a miss simply overwrites the slot. A hit joins no text.
+/// A small direct-mapped cache of built URLs, keyed by the base URL's text, the relative URL and the encoded query.
 ///
-/// The URL is a pure function of those three (the joined text, then `URL(string:)`), so a
-/// remembered URL is the URL a fresh build would give. Only valid URLs are remembered, and only
-/// short ones: a long query (a search, a signed link) is built every time rather than kept in
-/// memory after its request.
+/// A lookup is one hash, one slot and three comparisons under a lock; a miss overwrites the slot. The URL is a pure
+/// function of the three parts, so a hit equals a fresh build. Only valid URLs of at most ``longestText`` bytes are
+/// kept, so a long query (a search, a signed link) isn't held in memory after its request.
 final class RecentURLs: Sendable {
-    /// The number of slots.
     static let capacity = 64
     /// The longest text remembered (the three parts together), in UTF-8 bytes.
     static let longestText = 256
@@ -205,7 +193,6 @@ final class RecentURLs: Sendable {
 
     private let slots = Locked([Slot?](repeating: nil, count: RecentURLs.capacity))
 
-    /// The URL remembered for `base`, `relative` and `query`, if any.
     func url(base: String, relative: String, query: String) -> URL? {
         guard let index = Self.slot(base, relative, query) else { return nil }
         return slots.withLock { slots in
@@ -215,18 +202,14 @@ final class RecentURLs: Sendable {
         }
     }
 
-    /// Remembers `url`, built from `base`, `relative` and `query`, in place of whatever shared
-    /// its slot.
+    /// Remembers `url` for the three parts, replacing whatever shared its slot.
     func remember(_ url: URL, base: String, relative: String, query: String) {
         guard let index = Self.slot(base, relative, query) else { return }
         slots.withLock { $0[index] = Slot(base: base, relative: relative, query: query, url: url) }
     }
 
-    /// The slot of the three parts; `nil` when they are too long to remember.
-    ///
-    /// FNV-1a over their bytes, not `Hasher`: a slot is only a hint (a hit compares all three
-    /// parts, and a collision only replaces a slot), so a seeded hash buys nothing here, and it
-    /// cost four times as much.
+    /// The slot of the three parts; `nil` when too long to remember. FNV-1a, not `Hasher`: a slot is only a hint (a
+    /// hit compares all parts), so a seeded hash buys nothing and cost four times as much.
     private static func slot(_ base: String, _ relative: String, _ query: String) -> Int? {
         guard base.utf8.count + relative.utf8.count + query.utf8.count <= longestText else { return nil }
         let hash = fnv1a(query, fnv1a(relative, fnv1a(base, 0xcbf2_9ce4_8422_2325)))

@@ -14,29 +14,18 @@ import Foundation
 /// the default mapping fills it in:
 ///
 /// ```swift
-/// final class DownloadReportRequest: BaseServerRequest<DownloadedFile>, @unchecked Sendable {
-///     let destination: URL
-///     init(destination: URL) { self.destination = destination }
+/// // In createAsyncServerRequest() of a BaseServerRequest<DownloadedFile>:
+/// ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/reports/2025.pdf", downloadDestination: destination)
 ///
-///     override func createAsyncServerRequest() -> ServerRequest {
-///         ServerRequest(method: .get, baseUrl: API.base, relativeUrl: "/reports/2025.pdf",
-///                       downloadDestination: destination)
-///     }
-/// }
-///
-/// DownloadReportRequest(destination: url).perform()
-///     .onDownloadProgress { progress in bar.value = progress.fraction }
-///     .onSuccess { file in open(file.url) }
+/// DownloadReportRequest(destination: url).perform().onSuccess { file in open(file.url) }
 /// ```
 ///
-/// The body never sits in memory: it is written to a partial file next to the destination and
-/// moved into place only when it arrived whole with a 2xx status, replacing any file there.
-/// When the transfer fails or is cancelled, the partial file is removed and the destination is
-/// left as it was (unless the request sets ``ServerRequest/keepsPartialDownload``: then it can be
-/// resumed, see ``DownloadResumeData``). A non-2xx response is read into memory for the validators and error mappers
-/// and never written to the destination. If the request fails after the file was moved into
-/// place (a validator or the mapping rejects it) or is cancelled before its terminal event, the
-/// file is removed. Missing directories of the destination are created.
+/// The body never sits in memory: it is written to a partial file next to the destination and moved into place
+/// (replacing any file there, creating missing directories) only when it arrived whole with a 2xx status. On failure
+/// or cancellation the partial file is removed and the destination left as it was, unless
+/// ``ServerRequest/keepsPartialDownload`` is set (then see ``DownloadResumeData``). A non-2xx body is read into memory
+/// for the validators and error mappers, never written to the destination. If the request fails after the move (a
+/// validator or the mapping rejects it) or is cancelled before its terminal event, the file is removed.
 public struct DownloadedFile: Sendable, Hashable {
     /// Where the body is: the request's ``ServerRequest/downloadDestination``.
     public let url: URL

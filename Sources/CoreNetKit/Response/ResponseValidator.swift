@@ -16,9 +16,8 @@ public protocol ResponseValidator: Sendable {
 }
 
 /// Accepts the statuses in ``acceptable`` (2xx by default); anything else fails with
-/// ``BaseServerError/Code-swift.struct/unauthorized`` for 401, ``BaseServerError/Code-swift.struct/server``
-/// when the body carries a message (`{"message": …, "code": …}`), or
-/// ``BaseServerError/Code-swift.struct/badStatus`` with the body.
+/// ``BaseServerError/Code-swift.struct/unauthorized`` for 401, ``BaseServerError/Code-swift.struct/server`` when the
+/// body carries a message (`{"message": …, "code": …}`), or ``BaseServerError/Code-swift.struct/badStatus`` with it.
 public struct StatusCodeValidator: ResponseValidator {
     /// The statuses that count as success.
     public var acceptable: Range<Int>
@@ -42,11 +41,10 @@ public struct StatusCodeValidator: ResponseValidator {
     }
 }
 
-/// Treats an `{"error": {…}}` object in a successful body as a failure, as VK-style APIs
-/// report errors with status 200.
+/// Treats an `{"error": {…}}` object in a successful body as a failure (VK-style APIs report errors with status 200).
 ///
-/// The error becomes ``BaseServerError/Code-swift.struct/server`` with the message from
-/// `error_msg`, `message` or `description` and the code from `error_code` or `code`.
+/// It becomes ``BaseServerError/Code-swift.struct/server`` with the message from `error_msg`, `message` or
+/// `description` and the code from `error_code` or `code`.
 public struct BodyErrorValidator: ResponseValidator {
     /// The top-level key that holds the error object.
     public var key: String
@@ -83,13 +81,11 @@ enum BodyErrorReader {
     }
 }
 
-/// The stage that decides success: it runs the configuration's ResponseValidators on the
-/// response the rest of the chain returned and, when one rejects it, turns the rejection into the
-/// app's error through the ErrorMapperAdapters (the first that recognises it wins).
+/// The stage that decides success: runs the configuration's ResponseValidators on the response the rest of the chain
+/// returned; a rejection goes through the ErrorMapperAdapters (the first that recognises it wins).
 ///
-/// It is the outermost built-in stage, so it judges the response every other stage agreed on:
-/// a `304` the cache turned into the stored answer, the answer to a replay after a token
-/// refresh, the last attempt of a retry. It is the stage of NetworkConfiguration/validators and
+/// Outermost of the built-in stages, so it judges the response every other stage agreed on (a cached `304`, a replay
+/// after a token refresh, a retry's last attempt). It is the stage of NetworkConfiguration/validators and
 /// NetworkConfiguration/errorMappers: setting those replaces it in the list.
 public struct ResponseValidationInterceptor: Interceptor, BuiltInStage {
     /// The validators, in order; the first rejection ends the request.

@@ -14,8 +14,7 @@ import FoundationNetworking
 
 /// One HTTP response as the pipeline sees it: status, headers, raw body and where it came from.
 ///
-/// The default ``BaseServerRequest`` mapping decodes the model straight from ``data``; ``json()``
-/// parses the body as ``JSON`` for a mapping that wants it.
+/// The default mapping decodes the model straight from ``data``; ``json()`` parses the body as ``JSON`` when wanted.
 public struct ServerResponse: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
@@ -33,11 +32,9 @@ public struct ServerResponse: Sendable {
     public let duration: Duration
     /// Whether this response was read from the cache rather than the network.
     public let isFromCache: Bool
-    /// The file the body was streamed to, for a request with a
-    /// ``ServerRequest/downloadDestination`` and a successful status; ``data`` is then empty.
+    /// The file a 2xx body was streamed to, for a ``ServerRequest/downloadDestination``; ``data`` is then empty.
     public let downloadedFileURL: URL?
-    /// The decoder of the configuration the pipeline ran with, so the default mapping does not
-    /// read the (lock-protected) configuration a second time.
+    /// The pipeline configuration's decoder, so the default mapping doesn't read the locked configuration again.
     var decoder: JSONDecoder?
 
     /// Creates a response.
@@ -67,8 +64,7 @@ public struct ServerResponse: Sendable {
         self.downloadedFileURL = downloadedFileURL
     }
 
-    /// Creates a response to `request` that no transport produced: what an ``Interceptor``
-    /// that answers by itself (a mock, a canned reply) returns.
+    /// Creates a response to `request` that no transport produced, for an ``Interceptor`` that answers itself (a mock).
     ///
     /// ```swift
     /// return ServerResponse(statusCode: 200, data: Data(#"{"id": 1}"#.utf8), for: request)
@@ -80,13 +76,9 @@ public struct ServerResponse: Sendable {
             transportRequest: TransportRequest(method: request.method, url: url, headers: HTTPHeaders(request.headers)))
     }
 
-    /// The body parsed as JSON.
-    ///
-    /// Each call parses the body again (a response keeps no lock and no cache for it, so that the
-    /// many responses nobody reads as JSON cost nothing for it): keep the result to read it twice.
-    ///
-    /// - Throws: ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping``
-    ///   when the body is not JSON.
+    /// The body parsed as JSON, again on each call (no cache, so responses never read as JSON cost nothing): keep the
+    /// result to reuse it. Throws ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping`` when
+    /// the body is not JSON.
     public func json() throws -> JSON {
         do {
             return try JSON(data: data)
@@ -120,8 +112,7 @@ public struct EmptyResponse: Decodable, Sendable, Hashable {
     public init() {}
 }
 
-/// A model that stands for an empty body; the default mapping returns ``empty`` when the body
-/// is empty or the status is 204.
+/// A model standing for an empty body: the default mapping returns ``empty`` for an empty body or status 204.
 public protocol EmptyResponseRepresentable {
     /// The model of an empty body.
     static var empty: Self { get }
@@ -146,8 +137,7 @@ enum ModelDecoding {
             throw BaseServerError.cantMapping(keyPath: "<root>", reason: "the request has no downloadDestination")
         }
         let data = response.data
-        // The body first (usually its first byte ends the check), the conformance only for an
-        // empty one: a conformance check is a run-time lookup, and most models have a body.
+        // The body first, the conformance (a run-time lookup) only when it is empty: most models have a body.
         if response.statusCode == 204 || data.withUnsafeBytes({ $0.allSatisfy(\.isWhitespaceByte) }),
             let empty = Model.self as? any EmptyResponseRepresentable.Type
         {
@@ -172,8 +162,7 @@ enum ModelDecoding {
         }
     }
 
-    /// Decodes `T`, which is `Model`, and returns it as `Model`: a cast between one type and
-    /// itself, where returning `T` through the opened existential boxed the value and cast it back.
+    /// Decodes `T`, which is `Model`, as `Model`: returning `T` through the opened existential would box and recast it.
     private static func decodeValue<T: Decodable, Model>(
         _ type: T.Type, as model: Model.Type, data: Data, keyPath: String?,
         decoder: JSONDecoder
@@ -182,8 +171,7 @@ enum ModelDecoding {
         return try decodeValue(type, data: data, under: keyPath, decoder: decoder) as! Model
     }
 
-    /// `decodeValue(_:data:keyPath:decoder:)` under a key path: out of line, so a request
-    /// without one never looks up the `KeyPathDecoded<T>` type.
+    /// The key-path case, out of line so a request without one never looks up `KeyPathDecoded<T>`.
     @inline(never)
     private static func decodeValue<T: Decodable>(
         _ type: T.Type, data: Data, under keyPath: String, decoder: JSONDecoder

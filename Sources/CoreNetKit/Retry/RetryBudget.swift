@@ -5,13 +5,12 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-/// A retry allowance shared by many requests, so that a server that is down or overloaded gets
-/// little more traffic than usual instead of every request several times.
+/// A retry allowance shared by many requests, so a server that is down or overloaded gets little more traffic than
+/// usual instead of every request several times.
 ///
-/// It works like gRPC's retry throttling: the budget starts full with `maximumTokens`; every
-/// attempt that fails in a retryable way costs one token, every answer that needs no retry gives
-/// back `tokenRatio`; a retry is allowed only while more than half of the tokens are left. Share one
-/// instance between the policies of the requests that go to the same server.
+/// Works like gRPC's retry throttling: the budget starts full with `maximumTokens`; every retryable failure costs one
+/// token, every answer that needs no retry gives back `tokenRatio`; a retry is allowed only while more than half the
+/// tokens are left. Share one instance between the policies of requests to the same server.
 public final class RetryBudget: Sendable {
     private let tokens: Locked<Double>
     /// The size of the budget.
@@ -19,11 +18,8 @@ public final class RetryBudget: Sendable {
     /// What an answer that needs no retry gives back.
     public let tokenRatio: Double
 
-    /// Creates a full budget.
-    ///
-    /// - Parameters:
-    ///   - maximumTokens: the size of the budget, 10 by default.
-    ///   - tokenRatio: what each answer that needs no retry gives back, 0.1 by default.
+    /// Creates a full budget of `maximumTokens` (10 by default, at least 1); each answer needing no retry gives back
+    /// `tokenRatio` (0.1 by default).
     public init(maximumTokens: Double = 10, tokenRatio: Double = 0.1) {
         self.maximumTokens = max(maximumTokens, 1)
         self.tokenRatio = max(tokenRatio, 0)

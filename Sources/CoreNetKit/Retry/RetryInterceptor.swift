@@ -7,24 +7,19 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// The retry stage: it sends a request through the rest of the chain again when the request's
-/// RetryPolicy (or the configuration's) says so, waiting between attempts on the
-/// configuration's clock.
+/// The retry stage: sends a request through the rest of the chain again when its RetryPolicy (or the
+/// configuration's) says so, waiting between attempts on the configuration's clock.
 ///
-/// Every attempt goes through every later stage again: the cache is read again, the access
-/// token stage adds the current token (and refreshes after a `401` as usual), interceptors
-/// appended to the configuration run again, and the body is encoded and sent from its start
-/// (a streamed file body is opened anew). The attempt number is in ServerRequest/attempt.
-/// Cancelling the request during a wait ends the wait at once. A refused server certificate
-/// (``BaseServerError/Code-swift.struct/serverTrust``) is never retried, even when a policy lists it:
-/// the next attempt would meet the same certificate. A request whose 2xx response
-/// body already began to stream to its reader (the OpenAPI client transport) is not sent again:
-/// its answer, or its failure, is final.
+/// Every attempt goes through every later stage again: the cache is read again, the access token stage adds the
+/// current token (refreshing after a `401`), appended interceptors run again, and the body is encoded and sent from
+/// its start (a streamed file is reopened). The attempt number is in ServerRequest/attempt. Cancelling during a wait
+/// ends it at once. A refused server certificate (``BaseServerError/Code-swift.struct/serverTrust``) is never
+/// retried, even if a policy lists it: the next attempt would meet the same certificate. A request whose 2xx body
+/// already began streaming to its reader (the OpenAPI client transport) is not sent again: its outcome is final.
 ///
 /// It is the stage of NetworkConfiguration/retryPolicy: setting that replaces it in the list.
 public struct RetryInterceptor: Interceptor, BuiltInStage {
-    /// The policy of requests that bring none (ServerRequest/retryPolicy); `nil` retries only
-    /// those that do.
+    /// The policy of requests that bring none (ServerRequest/retryPolicy); `nil` retries only those that do.
     public var policy: RetryPolicy?
 
     /// Creates the stage.

@@ -7,27 +7,25 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// When and how often a failed request is sent again: which methods, statuses and failures,
-/// how many attempts, and how long to wait between them.
+/// When and how often a failed request is sent again: which methods, statuses and failures, how many attempts, and
+/// how long to wait between them.
 ///
-/// Retrying is off until a policy is set, in the configuration for every request or on one
-/// request:
+/// Retrying is off until a policy is set, in the configuration for every request or on one request:
 ///
 /// ```swift
 /// NetworkConfiguration.default.retryPolicy = RetryPolicy()          // the defaults below
 /// ServerRequest(method: .get, baseUrl: api, relativeUrl: "/feed", retryPolicy: .never)
 /// ```
 ///
-/// By default only idempotent methods (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`) are
-/// retried, on `408`, `429`, `500`, `502`, `503`, `504` and on failures that mean the request
-/// may not have reached the server (cannot connect, connection lost, timeout), at most 3 attempts
-/// in all. A `POST` or `PATCH` is retried only when it carries an `Idempotency-Key` header or the
-/// policy says retriesNonIdempotentRequests. A `401` is never the retry stage's: the access
-/// token stage refreshes and replays it.
+/// By default only idempotent methods (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`) are retried, on `408`, `429`,
+/// `500`, `502`, `503`, `504` and on failures meaning the request may not have reached the server (cannot connect,
+/// connection lost, timeout), at most 3 attempts in all. A `POST` or `PATCH` is retried only with an
+/// `Idempotency-Key` header or when the policy says retriesNonIdempotentRequests. A `401` is never the retry stage's:
+/// the access token stage refreshes and replays it.
 ///
-/// The wait before attempt *n + 1* is exponential back-off with full jitter — a random time
-/// between zero and `min(maximumDelay, baseDelay × 2ⁿ⁻¹)` — unless the response says
-/// `Retry-After` (seconds or an HTTP date), which wins, capped at maximumRetryAfter.
+/// The wait before attempt *n + 1* is exponential back-off with full jitter (a random time between zero and
+/// `min(maximumDelay, baseDelay × 2ⁿ⁻¹)`), unless the response says `Retry-After` (seconds or an HTTP date), which
+/// wins, capped at maximumRetryAfter.
 public struct RetryPolicy: Sendable {
     /// How many times a request is sent at most, the first time included; `1` never retries.
     public var maximumAttempts: Int
@@ -46,8 +44,7 @@ public struct RetryPolicy: Sendable {
     /// Whether `POST`, `PATCH` and other non-idempotent requests are retried too; `false` by
     /// default (they are then retried only with an `Idempotency-Key` header).
     public var retriesNonIdempotentRequests: Bool
-    /// Shared by the requests that use this policy, so a server that is down does not get every
-    /// request several times; `nil` (the default) limits nothing.
+    /// Shared by this policy's requests so a server that is down isn't sent each several times; `nil` limits nothing.
     public var budget: RetryBudget?
     /// Where the back-off's jitter comes from: returns a number in `0..<1`. Random by default;
     /// return a constant for predictable waits (`{ 1 }` waits the full back-off).
@@ -81,8 +78,7 @@ public struct RetryPolicy: Sendable {
     /// A policy that never retries: for one request when the configuration retries.
     public static var never: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
 
-    /// Whether `request` may be sent more than once: its method is idempotent, it carries an
-    /// `Idempotency-Key`, or the policy retries every request.
+    /// Whether `request` may be resent: an idempotent method, an `Idempotency-Key`, or retriesNonIdempotentRequests.
     public func mayRetry(_ request: ServerRequest) -> Bool {
         if retriesNonIdempotentRequests || idempotentMethods.contains(request.method) { return true }
         return request.headers.keys.contains { $0.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }
@@ -96,8 +92,7 @@ public struct RetryPolicy: Sendable {
         return ceiling * fraction
     }
 
-    /// The wait a `Retry-After` value asks for at `now`, capped; `nil` when there is none or
-    /// it cannot be read.
+    /// The wait a `Retry-After` value asks for at `now`, capped; `nil` when there is none or it can't be read.
     public func retryAfter(_ value: String?, now: Date) -> Duration? {
         guard let value = value.map({ String($0.trimmingHTTPWhitespace) }), !value.isEmpty else { return nil }
         let wait: Duration

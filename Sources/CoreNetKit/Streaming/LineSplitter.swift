@@ -8,11 +8,10 @@
 
 import Foundation
 
-/// Cuts a body that arrives in chunks of any size into lines, as a plain value with no I/O.
+/// Cuts a body arriving in chunks of any size into lines, as a plain value with no I/O.
 ///
-/// A line ends at `LF` or `CRLF` (``Breaks/lineFeed``), or also at a lone `CR`
-/// (``Breaks/eventStream``, the end-of-line rule of Server-Sent Events). A line break split
-/// across two chunks is one break. A line longer than ``maximumLineLength`` bytes fails with
+/// A line ends at `LF` or `CRLF` (``Breaks/lineFeed``), or also at a lone `CR` (``Breaks/eventStream``, the SSE
+/// rule); a break split across chunks is one break. A line over ``maximumLineLength`` bytes fails with
 /// `responseTooLarge`, so a body without line breaks never takes memory past that bound.
 struct LineSplitter {
     enum Breaks {
@@ -34,9 +33,7 @@ struct LineSplitter {
         self.maximumLineLength = maximumLineLength
     }
 
-    /// The lines that `chunk` completes, without their line breaks, in order.
-    ///
-    /// - Throws: `responseTooLarge` when a line grows past ``maximumLineLength``.
+    /// The lines `chunk` completes, in order, without breaks; throws `responseTooLarge` past ``maximumLineLength``.
     mutating func split(_ chunk: Data) throws -> [String] {
         var lines: [String] = []
         try chunk.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in

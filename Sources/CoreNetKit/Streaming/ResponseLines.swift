@@ -11,22 +11,16 @@ import Foundation
 extension ResponseStream {
     /// The body as lines of UTF-8 text, without their line breaks (`LF` or `CRLF`).
     ///
-    /// A last line without a line break is read too. Bytes that are not UTF-8 read as U+FFFD. A
-    /// line longer than ``NetworkConfiguration/maximumResponseBodySize`` throws
-    /// ``BaseServerError/Code-swift.struct/responseTooLarge``.
+    /// A last line without a line break is read too; non-UTF-8 bytes read as U+FFFD. A line longer than
+    /// ``NetworkConfiguration/maximumResponseBodySize`` throws ``BaseServerError/Code-swift.struct/responseTooLarge``.
     public var lines: ResponseLines {
         ResponseLines(stream: self, breaks: .lineFeed)
     }
 
-    /// The body as JSON Lines (newline-delimited JSON): each line that is not blank decoded as one
-    /// `Element`, one at a time as it arrives.
+    /// The body as JSON Lines (newline-delimited JSON): each non-blank line decoded as one `Element`, as it arrives.
     ///
-    /// A line that does not decode throws ``BaseServerError/Code-swift.struct/cantMapping`` naming
-    /// its line number, and the stream ends.
-    ///
-    /// - Parameters:
-    ///   - type: the type of each line.
-    ///   - decoder: the decoder; the configuration's ``NetworkConfiguration/decoder`` by default.
+    /// A line that doesn't decode throws ``BaseServerError/Code-swift.struct/cantMapping`` naming its line number, and
+    /// the stream ends. `decoder` defaults to the configuration's ``NetworkConfiguration/decoder``.
     public func jsonLines<Element: Decodable & Sendable>(
         of type: Element.Type = Element.self, decoder: JSONDecoder? = nil
     ) -> JSONLines<Element> {
@@ -61,9 +55,7 @@ public struct ResponseLines: AsyncSequence, Sendable {
             self.splitter = splitter
         }
 
-        /// The next line, `nil` at the end of the body.
-        ///
-        /// - Throws: the ``BaseServerError`` the request ended with.
+        /// The next line, `nil` at the end of the body; throws the ``BaseServerError`` the request ended with.
         public mutating func next() async throws -> String? {
             while index == pending.count {
                 guard !ended else { return nil }
@@ -101,10 +93,8 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Sendable 
             self.decoder = decoder
         }
 
-        /// The next element, `nil` at the end of the body.
-        ///
-        /// - Throws: ``BaseServerError/Code-swift.struct/cantMapping`` for a line that does not
-        ///   decode; the ``BaseServerError`` the request ended with.
+        /// The next element, `nil` at the end; throws ``BaseServerError/Code-swift.struct/cantMapping`` for a line
+        /// that doesn't decode, or the ``BaseServerError`` the request ended with.
         public mutating func next() async throws -> Element? {
             while let line = try await lines.next() {
                 number += 1

@@ -8,11 +8,10 @@
 
 import Foundation
 
-/// A response whose body the caller reads as it arrives: byte chunks with `for try await`, or
-/// ``lines``, ``jsonLines(of:decoder:)`` and ``events`` built on them.
+/// A response whose body the caller reads as it arrives: byte chunks with `for try await`, or ``lines``,
+/// ``jsonLines(of:decoder:)`` and ``events`` built on them.
 ///
-/// Make one with ``BaseServerRequest/stream(idleTimeout:)`` or
-/// ``ServerRequest/stream(configuration:idleTimeout:)``:
+/// Make one with ``BaseServerRequest/stream(idleTimeout:)`` or ``ServerRequest/stream(configuration:idleTimeout:)``:
 ///
 /// ```swift
 /// for try await event in CompletionRequest(prompt: prompt).stream().events {
@@ -20,30 +19,22 @@ import Foundation
 /// }
 /// ```
 ///
-/// **One request per iteration.** Each `for try await` loop (each ``makeAsyncIterator()``) sends
-/// the request once, through the configuration's whole chain: the token stage (a `401` before the
-/// body refreshes the token and replays), the retry stage (only until the body's first byte
-/// reached the reader), validation and error mappers (any status but `2xx` throws the error a
-/// `perform()` would, its body read as usual), the ``TaskPool`` and the monitors. The cache is
-/// never used: a stream is neither answered from it nor stored.
+/// **One request per iteration.** Each `for try await` loop (each ``makeAsyncIterator()``) sends the request once,
+/// through the configuration's whole chain: the token stage (a `401` before the body refreshes and replays), the
+/// retry stage (only until the body's first byte reached the reader), validation and error mappers (a non-`2xx`
+/// status throws what `perform()` would), the ``TaskPool`` and the monitors. The cache is never read or written.
 ///
-/// **Backpressure.** The body is pulled as the loop asks for it: at most about 1 MiB waits for a
-/// slow reader, then the pipeline stops pulling. `AsyncHTTPClientTransport` then stops reading
-/// the socket, so memory stays bounded whatever the stream's length. ``URLSessionTransport``
-/// cannot pause a transfer on Linux: there the reader may fall up to
-/// ``URLSessionTransport/bodyBufferLimit`` × 64 behind before the stream fails with
-/// ``BaseServerError/Code-swift.struct/responseTooLarge`` (on Apple platforms it suspends the
-/// task instead).
+/// **Backpressure.** The body is pulled as the loop asks: at most about 1 MiB waits for a slow reader, then the
+/// pipeline stops pulling and `AsyncHTTPClientTransport` stops reading the socket, so memory stays bounded. On Linux
+/// ``URLSessionTransport`` can't pause a transfer: the reader may fall ``URLSessionTransport/bodyBufferLimit`` × 64
+/// behind before ``BaseServerError/Code-swift.struct/responseTooLarge`` (Apple platforms suspend the task instead).
 ///
-/// **Deadline.** A stream has no total deadline unless its ``ServerRequest/timeout`` sets one;
-/// instead, silence ends it: when nothing arrives for the idle timeout (the `idleTimeout` you
-/// pass, else ``NetworkConfiguration/idleTimeout``, else ``defaultIdleTimeout``), the loop throws
-/// ``BaseServerError/Code-swift.struct/timeout``. Time the reader spends between reads does not
-/// count as silence.
+/// **Deadline.** No total deadline unless ``ServerRequest/timeout`` sets one; instead, when nothing arrives for the
+/// idle timeout (the `idleTimeout` passed, else ``NetworkConfiguration/idleTimeout``, else ``defaultIdleTimeout``),
+/// the loop throws ``BaseServerError/Code-swift.struct/timeout``. Time the reader spends between reads doesn't count.
 ///
-/// **Ending early.** Breaking out of the loop, cancelling the Task that runs it, or
-/// ``TaskPool/cancel(id:)`` closes the connection at once and the request leaves the pool; a
-/// cancelled loop throws ``BaseServerError/Code-swift.struct/cancelled``.
+/// **Ending early.** Breaking out of the loop, cancelling its Task, or ``TaskPool/cancel(id:)`` closes the connection
+/// at once and the request leaves the pool; a cancelled loop throws ``BaseServerError/Code-swift.struct/cancelled``.
 public struct ResponseStream: AsyncSequence, Sendable {
     public typealias Element = Data
 
@@ -74,7 +65,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
         AsyncIterator(call: StreamCall(request: request, configuration: configuration))
     }
 
-    /// The retry policy that applies to the request.
     var retryPolicy: RetryPolicy {
         (try? request.get().retryPolicy) ?? configuration.retryPolicy ?? RetryPolicy()
     }
@@ -83,9 +73,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let call: StreamCall
 
-        /// The next chunk of the body as it arrived, `nil` at its end.
-        ///
-        /// - Throws: the ``BaseServerError`` the request ended with.
+        /// The next body chunk as it arrived, `nil` at the end; throws the ``BaseServerError`` the request ended with.
         public mutating func next() async throws -> Data? {
             try await call.next()
         }

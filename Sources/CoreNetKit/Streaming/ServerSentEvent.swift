@@ -14,20 +14,13 @@ public struct ServerSentEvent: Sendable, Hashable {
     public var event: String
     /// The `data:` fields of the event joined with a line feed (`"\n"`), without a final one.
     public var data: String
-    /// The last event ID of the stream when this event was dispatched: the last `id:` field seen
-    /// so far (in this event or an earlier one), `nil` before any. It is what a reconnection sends
-    /// as `Last-Event-ID` (nothing when it is empty: an empty `id:` field resets it).
+    /// The stream's last event ID when this event was dispatched (the last `id:` field so far, `nil` before any);
+    /// a reconnection sends it as `Last-Event-ID`, unless empty (an empty `id:` resets it).
     public var id: String?
     /// The reconnection time the stream set with a `retry:` field, if any so far.
     public var retry: Duration?
 
-    /// Creates an event.
-    ///
-    /// - Parameters:
-    ///   - event: the event type.
-    ///   - data: the event's data.
-    ///   - id: the last event ID.
-    ///   - retry: the reconnection time.
+    /// Creates an event; the arguments are the properties of the same names.
     public init(event: String = "message", data: String, id: String? = nil, retry: Duration? = nil) {
         self.event = event
         self.data = data
@@ -36,24 +29,20 @@ public struct ServerSentEvent: Sendable, Hashable {
     }
 }
 
-/// Reads Server-Sent Events line by line, as the HTML Living Standard's event-stream
-/// interpretation says, with no I/O: fields `event`, `data` (several lines join with `LF`),
-/// `id` (ignored when it holds `NUL`) and `retry` (digits only, in milliseconds); a line starting
-/// with `:` is a comment; an empty line dispatches the event, unless it has no data; a field name
-/// that is none of these is ignored. An event that the stream's end cuts off is dropped.
+/// Reads Server-Sent Events line by line as the HTML Living Standard's event-stream interpretation says, with no I/O.
 ///
-/// An `id` field fills the last event ID *buffer*; it becomes ``lastEventId``, the value a
-/// reconnection sends as `Last-Event-ID`, only when an empty line ends the event (even one without
-/// data, as the standard says). So a connection cut between an event's `id` and its end asks again
-/// for that event instead of skipping it.
+/// Fields: `event`, `data` (lines joined with `LF`), `id` (ignored if it holds `NUL`), `retry` (digits only,
+/// milliseconds); others are ignored, a `:` line is a comment, and an empty line dispatches the event unless it has
+/// no data. An event cut off by the stream's end is dropped. An `id` fills the ID *buffer*, which becomes
+/// ``lastEventId`` (sent as `Last-Event-ID` on reconnection) only when an empty line ends the event, even one
+/// without data: so a connection cut between an event's `id` and its end asks for that event again.
 struct ServerSentEventParser {
     private var eventType = ""
     private var data = ""
     private var hasData = false
     /// The ID the event being read carries so far: the last `id` field seen.
     private var idBuffer: String?
-    /// The last event ID of the stream, set when an event ends: kept across events and
-    /// reconnections, and sent as `Last-Event-ID` on reconnection.
+    /// The stream's last event ID, set when an event ends; kept across events and reconnections.
     private(set) var lastEventId: String?
     /// The reconnection time, kept across events and reconnections.
     private(set) var retry: Duration?
@@ -104,15 +93,13 @@ struct ServerSentEventParser {
         return nil
     }
 
-    /// The `Last-Event-ID` a reconnection sends: none before the first ID, nor after an empty `id`
-    /// field reset it (the standard sends the header only for a non-empty last event ID).
+    /// The `Last-Event-ID` a reconnection sends: the last event ID only if non-empty, as the standard says.
     var reconnectionLastEventId: String? {
         guard let lastEventId, !lastEventId.isEmpty else { return nil }
         return lastEventId
     }
 
-    /// Starts a new connection's stream: the event being read is dropped with the ID it carried;
-    /// the last event ID and the reconnection time stay.
+    /// Starts a new connection: drops the event being read and its ID; the last event ID and retry time stay.
     mutating func reconnected() {
         eventType = ""
         data = ""

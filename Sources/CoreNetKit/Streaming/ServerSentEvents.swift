@@ -9,26 +9,21 @@
 import Foundation
 
 extension ResponseStream {
-    /// The body as Server-Sent Events (`text/event-stream`), parsed as the HTML Living Standard
-    /// says; a dropped connection ends the loop with its error.
+    /// The body as Server-Sent Events (`text/event-stream`, HTML Living Standard); a dropped connection throws.
     public var events: ServerSentEvents {
         ServerSentEvents(stream: self, reconnection: nil)
     }
 
     /// The body as Server-Sent Events that reconnect when the connection drops.
     ///
-    /// When the stream fails with a dropped connection (``BaseServerError/Code-swift.struct/connectionLost``),
-    /// an idle ``BaseServerError/Code-swift.struct/timeout``, or another error or status the
-    /// configuration's ``RetryPolicy`` retries, the sequence waits the server's `retry:` time (or
-    /// the reconnection's default, capped by its maximum), sends the request again with
-    /// `Last-Event-ID` set to the last event ID it read, and goes on with the same loop: events
-    /// already delivered are not delivered again (a server that honours `Last-Event-ID` resumes
-    /// after them). Each reconnection goes through the whole chain again, so it carries a fresh
-    /// token. The loop ends without an error when the stream ends normally or a reconnection is
-    /// answered `204`; it throws on any status or error the policy does not retry, and when
-    /// ``EventStreamReconnection/maximumAttempts`` reconnections in a row delivered no event.
-    ///
-    /// - Parameter reconnection: how long to wait and how often to try.
+    /// When the stream fails with ``BaseServerError/Code-swift.struct/connectionLost``, an idle
+    /// ``BaseServerError/Code-swift.struct/timeout``, or another error or status the configuration's ``RetryPolicy``
+    /// retries, the sequence waits the server's `retry:` time (or `reconnection`'s default, capped by its maximum),
+    /// resends the request with `Last-Event-ID` set to the last event ID read, and the loop goes on; delivered events
+    /// are not delivered again (a server honouring `Last-Event-ID` resumes after them). Each reconnection goes
+    /// through the whole chain, so it carries a fresh token. The loop ends without error when the stream ends
+    /// normally or a reconnection is answered `204`; it throws on any status or error the policy doesn't retry, and
+    /// when ``EventStreamReconnection/maximumAttempts`` reconnections in a row delivered no event.
     public func events(reconnecting reconnection: EventStreamReconnection) -> ServerSentEvents {
         ServerSentEvents(stream: self, reconnection: reconnection)
     }
@@ -44,12 +39,7 @@ public struct EventStreamReconnection: Sendable {
     /// `nil` takes the configuration's ``RetryPolicy/maximumAttempts`` less one.
     public var maximumAttempts: Int?
 
-    /// Creates a reconnection policy.
-    ///
-    /// - Parameters:
-    ///   - defaultDelay: the wait while the server sent no `retry:`; 3 seconds by default.
-    ///   - maximumDelay: the cap on any wait; 60 seconds by default.
-    ///   - maximumAttempts: reconnections in a row without an event; `nil` for the retry policy's.
+    /// Creates a reconnection policy; each argument is described on its property.
     public init(
         defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60), maximumAttempts: Int? = nil
     ) {
@@ -90,10 +80,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             self.lines = ResponseLines(stream: stream, breaks: .eventStream).makeAsyncIterator()
         }
 
-        /// The next event, `nil` when the stream ended.
-        ///
-        /// - Throws: the ``BaseServerError`` the stream ended with (after the reconnections
-        ///   the policy allows).
+        /// The next event, `nil` at the end; throws the stream's ``BaseServerError`` after any allowed reconnections.
         public mutating func next() async throws -> ServerSentEvent? {
             while true {
                 do {
