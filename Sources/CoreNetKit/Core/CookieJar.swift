@@ -12,17 +12,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Cookies, done once in the pipeline for every transport (``NetworkConfiguration/cookieStorage``):
-/// the `Cookie` header from the storage before a request is sent, the `Set-Cookie` fields of its
-/// response into the storage after.
+/// Cookies, done once in the pipeline for every transport (``NetworkConfiguration/cookieStorage``): the `Cookie` header
+/// from the storage before a request is sent, the response's `Set-Cookie` fields into the storage after.
 ///
-/// Matching follows RFC 6265 §5.4 here rather than in `HTTPCookieStorage.cookies(for:)`, which on
-/// Linux (FoundationNetworking, Swift 6.3) compares the host only — no path, no `Secure`, no
-/// expiry. Parsing is `HTTPCookie.cookies(withResponseHeaderFields:for:)`, with three corrections
-/// FoundationNetworking needs and Apple's Foundation does by itself: `Max-Age` sets the expiry
-/// (read from the configuration's clock), a cookie without `Path` gets the default path of its
-/// URL (§5.1.4), and a `Domain` that does not domain-match the host is rejected (§5.3 step 6).
-/// Ports are not isolated (RFC 6265 §8.5): a cookie set by one port of a host goes to every port.
+/// Matching follows RFC 6265 §5.4 here, not `HTTPCookieStorage.cookies(for:)`, which on Linux (FoundationNetworking,
+/// Swift 6.3) compares the host only. Parsing is `HTTPCookie.cookies(withResponseHeaderFields:for:)` with three fixes
+/// FoundationNetworking needs (Apple's Foundation does them itself): `Max-Age` sets the expiry (by the configuration's
+/// clock), a cookie without `Path` gets its URL's default path (§5.1.4), and a `Domain` that does not domain-match the
+/// host is rejected (§5.3 step 6). Ports are not isolated (§8.5).
 enum CookieJar {
     /// Adds to `request` a `Cookie` header with the stored cookies that match its URL at `now`,
     /// longer paths first, after the request's own `Cookie` header if it has one.

@@ -11,11 +11,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the stages of one request share besides the request value: its id, its configuration
-/// and its transfer (progress, scratch files, download). The last
-/// stage of every chain, `send(_:)`, encodes the request and hands it to the transport.
-///
-/// One per request; stages reach it only through the InterceptorChain they are given.
+/// What the stages of one request share besides the request value: its id, configuration and transfer (progress,
+/// scratch files, download). One per request; stages reach it only through their InterceptorChain. The last stage of
+/// every chain, `send(_:)`, encodes the request and hands it to the transport.
 final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
@@ -41,17 +39,15 @@ final class Exchange: Sendable {
         self.monitoring = monitoring
     }
 
-    /// The end of every chain: encodes `request`, sends it through the transport, maps the
-    /// transport's failure once and logs both ways.
+    /// The end of every chain: encodes `request`, sends it through the transport, maps the transport's failure once and
+    /// logs both ways.
     ///
-    /// Logging and monitoring are in synchronous functions of their own, so that their values
-    /// stay on the thread's stack: an async function's frame holds the values of all the code in
-    /// line with it, and a Task takes its frames from 1 KB slabs (a larger frame is a `malloc` of
-    /// its own in every new Task).
+    /// Logging and monitoring are in synchronous functions of their own so their values stay on the thread's stack: an
+    /// async function's frame holds the values of all the code inlined into it, and a Task takes frames from 1 KB slabs
+    /// (a larger frame is a `malloc` in every new Task).
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
-        // The request's own promise: `cacheOnly` never reaches the network. Here no stage
-        // answered it (the configuration has no cache adapter, or its cache stage was removed).
+        // `cacheOnly` never reaches the network; no stage answered it (no cache adapter, or its stage was removed).
         if request.cachePolicy == .cacheOnly {
             throw BaseServerError(code: .cacheMiss, message: "no cache adapter is configured")
         }
@@ -96,8 +92,7 @@ final class Exchange: Sendable {
         }
     }
 
-    /// When an attempt was handed over to be sent (a struct: a tuple's metadata is looked up at
-    /// run time).
+    /// When an attempt was handed over (a struct: a tuple's metadata is looked up at run time).
     private struct HandedOver {
         let date: Date
         let stopwatch: Stopwatch
@@ -109,8 +104,7 @@ final class Exchange: Sendable {
         var urlRequest: URLRequest?
         /// The monitors' count of the request's attempts; `0` without monitors.
         var number = 0
-        /// When a monitor records exchanges: when the attempt was handed over, and how long it
-        /// waited until it was sent.
+        /// With a monitor that records exchanges: when the attempt was handed over, and how long it waited to be sent.
         var handedOver: Date?
         var blocked = Duration.zero
     }
@@ -183,10 +177,9 @@ final class Exchange: Sendable {
         return mapped
     }
 
-    /// Sends `transportRequest` through the configuration's transport within `limits` and reads
-    /// its body. `start` and `attempt` are for the monitors of a streamed body; with `keeping`
-    /// (a monitor records exchanges) the time of the head is read and a streamed body's first
-    /// `keeping` bytes are kept for it.
+    /// Sends `transportRequest` through the configuration's transport within `limits` and reads its body. `start` and
+    /// `attempt` are for the monitors of a streamed body; with `keeping` (a monitor records exchanges) the time of the
+    /// head is read and a streamed body's first `keeping` bytes are kept for it.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
         start: Stopwatch, attempt: Int, keeping: Int?
@@ -202,8 +195,8 @@ final class Exchange: Sendable {
         }
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            // The request's own transfer, when its progress has anywhere to go (asked once: without
-            // a sink a chunk costs no lock or clock read), or the watch that may make one.
+            // The request's own transfer if its progress goes anywhere (asked once: a chunk without a sink then costs
+            // no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? .transfer($0) : nil } ?? progressWatch,
             streamStarted: streamStarted, keepsPrefix: keeping ?? 0)
         let transport = configuration.transport
