@@ -21,7 +21,6 @@ final class ExchangeDriver: Sendable {
         var wake: ClockWake?
     }
 
-    /// The reader waiting for the head or for the next chunk.
     private enum Waiter {
         case head(CheckedContinuation<ExchangeHead, any Error>)
         case chunk(CheckedContinuation<Data?, any Error>)

@@ -151,7 +151,6 @@ struct ExchangeStateMachine {
         }
     }
 
-    /// The transport failed with `error`.
     mutating func failed(_ error: any Error, now: Duration) -> Output {
         switch phase {
         case .queued, .waitingForHead, .receiving:
@@ -168,7 +167,6 @@ struct ExchangeStateMachine {
 
     // MARK: The reader's events
 
-    /// The reader waits for the head.
     mutating func readerWantsHead() -> Output {
         waiting = .head
         return answerWaitingReader()
