@@ -149,9 +149,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         if isNew {
             broadcast.start(
-                // The Task consumes the request (its last use) so it is not copied here; the closure still copies it
-                // once for the pipeline. Typed as throwing so `Task.init` need not wrap it (see
-                // `RequestBroadcast.start`).
+                // The Task consumes the request (its last use); the closure still copies it once for the pipeline.
+                // Typed as throwing so `Task.init` need not wrap it (see `RequestBroadcast.start`).
                 Task<Void, any Error> { [sending = consume serverRequest] in
                     let result = await run(sending, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)
@@ -160,8 +159,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         return context
     }
 
-    /// Runs `serverRequest` through the pipeline; a policy that reads the cache is composed by
-    /// `answerReadingCache` (in the cache's folder).
+    /// Runs `serverRequest` through the pipeline; a policy that reads the cache goes through `answerReadingCache`.
     @inline(__always)
     private func run(
         _ serverRequest: consuming ServerRequest, configuration: NetworkConfiguration, requestId: String,
@@ -191,8 +189,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             // A named request may join one in flight: that needs the shared context path.
             return try await perform(consume serverRequest, configuration: configuration).value
         }
-        // A generated id is unique: the pipeline runs here in the caller's Task, with no Task or continuation of its
-        // own.
+        // A generated id is unique: the pipeline runs here in the caller's Task, without a Task or continuation.
         let pool = configuration.taskPool
         let member = withUnsafeCurrentTask { InlineRequest(task: $0) }
         let (id, number) = pool.registerGenerated(

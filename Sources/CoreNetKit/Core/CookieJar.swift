@@ -53,9 +53,8 @@ enum CookieJar {
         }
     }
 
-    /// The cookies of one `Set-Cookie` value, which URLSession folds from several fields with
-    /// `", "`: split at each comma that a `name=` follows (a comma inside an `Expires` date is
-    /// followed by a day number, not by `name=`).
+    /// The cookies of one `Set-Cookie` value, which URLSession folds from several fields with `", "`: split at each
+    /// comma that a `name=` follows (a comma inside an `Expires` date is followed by a day number, not by `name=`).
     static func cookieFields(_ value: String) -> [String] {
         var fields: [String] = []
         var current = ""
@@ -99,16 +98,15 @@ enum CookieJar {
         return host.hasSuffix(domain) && !isIPAddress(host)
     }
 
-    /// RFC 6265 §5.1.4: the paths are equal, or the cookie's path is a prefix of the request's
-    /// that ends in `/` or is followed by `/`.
+    /// RFC 6265 §5.1.4: equal paths, or the cookie's path is a prefix of the request's ending in `/` or followed by
+    /// `/`.
     static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
         guard requestPath.hasPrefix(cookiePath) else { return false }
         return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
-    /// RFC 6265 §5.1.4: the URL's path up to, not including, its last `/`; `/` when there is
-    /// none past the first character.
+    /// RFC 6265 §5.1.4: the URL's path up to, not including, its last `/`; `/` if none past the first character.
     static func defaultPath(of url: URL) -> String {
         let path = url.path
         guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }

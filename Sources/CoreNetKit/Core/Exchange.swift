@@ -178,8 +178,8 @@ final class Exchange: Sendable {
     }
 
     /// Sends `transportRequest` through the configuration's transport within `limits` and reads its body. `start` and
-    /// `attempt` are for the monitors of a streamed body; with `keeping` (a monitor records exchanges) the time of the
-    /// head is read and a streamed body's first `keeping` bytes are kept for it.
+    /// `attempt` serve a streamed body's monitors; with `keeping` (a monitor records exchanges) the head is timed and a
+    /// streamed body's first `keeping` bytes are kept.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
         start: Stopwatch, attempt: Int, keeping: Int?
@@ -215,8 +215,7 @@ final class Exchange: Sendable {
         return received
     }
 
-    /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,
-    /// else into memory.
+    /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one, else into memory.
     static func read(_ response: TransportResponse, for request: ServerRequest, reader: BodyReader) async throws
         -> ReceivedResponse
     {
@@ -227,8 +226,7 @@ final class Exchange: Sendable {
         return try await reader.collect(response)
     }
 
-    /// Encodes `request` for a request without a transfer: its body in memory, watched for
-    /// upload progress when a context may ask for it.
+    /// Encodes a request without a transfer: its body in memory, watched for upload progress when a context may ask.
     private func encodeInMemory(_ request: ServerRequest) throws -> TransportRequest {
         var encoded = try RequestEncoder.encode(
             request, encoder: configuration.encoder, defaultTimeout: configuration.timeout)

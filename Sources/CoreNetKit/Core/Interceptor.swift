@@ -34,16 +34,13 @@ import Foundation
 /// the transport, once per attempt, with the access token already in the request; `interceptors.insert(_:before:)`
 /// places one relative to a built-in stage. Built-in stages can be removed, replaced or moved like yours.
 public protocol Interceptor: Sendable {
-    /// Handles `request`: usually changes it, calls `next.proceed(_:)` and looks at or changes the response.
+    /// Handles `request` as the earlier stages left it: usually changes it, calls `next.proceed(_:)` (the rest of the
+    /// chain, ending in the transport) and looks at or changes the response it hands back.
     ///
     /// Runs on the request's Task; cancelling the request cancels that Task, so a stage that waits should wait
     /// cancellably. The request is the stage's own (`consuming`): change it in place and pass it on without a copy (a
     /// plain `ServerRequest` parameter works as well).
     ///
-    /// - Parameters:
-    ///   - request: the request as the earlier stages left it.
-    ///   - next: the rest of the chain, ending in the transport.
-    /// - Returns: the response to hand back to the earlier stages.
     /// - Throws: an error that ends the request (unless an earlier stage handles it).
     func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse
 }
@@ -104,10 +101,10 @@ public struct InterceptorChain: Sendable {
     /// value of an event only when it is `true`.
     public var isMonitored: Bool { exchange.monitoring != nil }
 
-    /// Hands an event to every monitor that asks for the events of stages (NetworkMonitorEvents/stages, in
+    /// Hands an event to every monitor that asks for stage events (NetworkMonitorEvents/stages, in
     /// NetworkEventMonitor/events): `event` runs once per monitor, later on its ``NetworkEventMonitor/queue`` (this
-    /// call never waits) or at once for an inline monitor, with the request as monitors see it (URL redacted). Does
-    /// nothing without monitors.
+    /// call never waits) or at once for one that runs inline, with the request as monitors see it (URL redacted).
+    /// Does nothing without monitors.
     ///
     /// ```swift
     /// next.emit { monitor, request in monitor.request(request, didUseCache: .hit) }
@@ -117,8 +114,7 @@ public struct InterceptorChain: Sendable {
     }
 
     /// Hands an exchange a stage answered without the transport (from a store of its own) to the monitors that record
-    /// exchanges (NetworkEventMonitor/exchangeBodyLimit); `event` runs as in ``emit(_:)``. Does nothing without
-    /// monitors.
+    /// exchanges (NetworkEventMonitor/exchangeBodyLimit); `event` runs as in ``emit(_:)``. No-op without monitors.
     ///
     /// ```swift
     /// next.emitExchange { monitor, request in

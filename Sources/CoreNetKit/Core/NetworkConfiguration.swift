@@ -80,9 +80,9 @@ public struct NetworkConfiguration: Sendable {
         get { storage.callbackQueue }
         set { mutableStorage.callbackQueue = newValue }
     }
-    /// The deadline of requests that set none, in seconds; 60 by default. It bounds the whole exchange on every
+    /// The deadline, in seconds, of requests that set none (60 by default): it bounds the whole exchange on every
     /// transport, from the first byte sent to the last body byte read (slow headers, a stalled or trickled body, a
-    /// lying `Content-Length`, endless `1xx`), and ends it in ``BaseServerError/Code-swift.struct/timeout`` with the
+    /// lying `Content-Length`, endless `1xx`), ending it in ``BaseServerError/Code-swift.struct/timeout`` with the
     /// connection closed. `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under
     /// ``idleTimeout``.
     public var timeout: TimeInterval {
@@ -126,8 +126,8 @@ public struct NetworkConfiguration: Sendable {
         get { stage(AccessTokenInterceptor.self)?.manager }
         set { setStage(newValue.map { AccessTokenInterceptor(manager: $0) }) }
     }
-    /// Observe every request of this configuration (metrics, tracing, debugging); empty by
-    /// default, and then a request pays nothing for monitoring. See ``NetworkEventMonitor``.
+    /// Observe every request of this configuration (metrics, tracing, debugging); empty by default, so a request pays
+    /// nothing for monitoring. See ``NetworkEventMonitor``.
     public var monitors: [any NetworkEventMonitor] {
         get { storage.monitors }
         set { mutableStorage.monitors = newValue }
@@ -163,10 +163,9 @@ public struct NetworkConfiguration: Sendable {
         get { storage.heuristicFreshness }
         set { mutableStorage.heuristicFreshness = newValue }
     }
-    /// Where cookies are kept; `nil` (the default) keeps none and sends none. With a storage, every request gets the
-    /// `Cookie` header of the matching stored cookies (RFC 6265: domain, path, `Secure`, expiry by ``clock``) and every
-    /// response's `Set-Cookie` fields are stored, on every transport. As RFC 6265 says, a cookie is sent to every port
-    /// of its host. See <doc:Cookies>.
+    /// Where cookies are kept; `nil` (the default) keeps and sends none. Otherwise every request, on every transport,
+    /// gets the `Cookie` header of the matching stored cookies (RFC 6265: domain, path, `Secure`, expiry by ``clock``;
+    /// not port) and every response's `Set-Cookie` fields are stored. See <doc:Cookies>.
     public var cookieStorage: HTTPCookieStorage? {
         get { storage.cookieStorage }
         set { mutableStorage.cookieStorage = newValue }
@@ -235,8 +234,8 @@ public struct NetworkConfiguration: Sendable {
 
     private static let shared = Locked(NetworkConfiguration())
 
-    /// The configuration of every request that does not bring its own. Reading and writing are
-    /// thread-safe; a change affects requests performed afterwards.
+    /// The configuration of every request that does not bring its own; thread-safe to read and write, and a change
+    /// affects requests performed afterwards.
     public static var `default`: NetworkConfiguration {
         get { shared.withLock { $0 } }
         set { shared.withLock { $0 = newValue } }

@@ -7,13 +7,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Runs one request: the interceptor chain (NetworkConfiguration/interceptors) turns the ServerRequest into a validated
-/// ServerResponse (the pipeline knows no stage), the request's mapping turns that into the model once, and the result
-/// is one ContextOutcome.
-///
-/// ContextOutcome (the model and whether its response came from the cache, as the answering stage said, or the error)
-/// is the only type that goes from the pipeline to the contexts: the model's type is erased, so nothing between the
-/// mapping and the handlers is generic over it.
+/// Runs one request: the interceptor chain (NetworkConfiguration/interceptors; the pipeline knows no stage) turns the
+/// ServerRequest into a validated ServerResponse, and the request's mapping turns that into the model, once. The result
+/// is a ContextOutcome (the model and whether its response came from the cache, as the answering stage said, or the
+/// error): the only type that goes from the pipeline to the contexts, with the model's type erased so nothing between
+/// the mapping and the handlers is generic over it.
 enum RequestPipeline {
     /// Runs `serverRequest` for `request`. With a `broadcast`, progress and a cached answer go to its contexts as they
     /// happen; the terminal result is returned, not delivered. Cancelling the calling Task cancels the request: the

@@ -8,11 +8,9 @@
 
 import Foundation
 
-/// The requests in flight, each registered under an id so it can be listed, found and cancelled by id.
-///
-/// A request performed with the id of one in flight joins it: one network call, and every joined context gets the
-/// result. A request leaves the pool just before its result is delivered, or when it is cancelled; the pool is empty
-/// when nothing runs.
+/// The requests in flight, each registered under an id so it can be listed, found and cancelled by id. A request
+/// performed with the id of one in flight joins it: one network call, and every joined context gets the result. A
+/// request leaves the pool just before its result is delivered, or when cancelled; an idle pool is empty.
 public final class TaskPool: Sendable {
     /// The pool requests use unless their configuration names another.
     public static let shared = TaskPool()
@@ -168,9 +166,8 @@ public final class TaskPool: Sendable {
         return Int(Substring(digits))
     }
 
-    /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the one `make` creates.
-    /// Returns the broadcast and whether it is new, or no broadcast when the one in flight is of another kind or
-    /// `accepts` refuses it (another model type).
+    /// Joins the broadcast in flight under `id` if it accepts `join`, else registers the one `make` creates. Returns it
+    /// and whether it is new; `nil` if the one in flight is of another kind or `accepts` refuses it (other model type).
     func joinOrRegister<Member: IdentifiedPoolMember>(
         id: String, request: ServerRequest, startedAt: Date, accepts: (Member) -> Bool, join: (Member) -> Bool,
         make: () -> Member
@@ -211,11 +208,10 @@ protocol IdentifiedPoolMember: PoolMember {
     var identity: ObjectIdentifier { get }
 }
 
-/// The TaskPool entry of a request that runs in its caller's Task (BaseServerRequest/performAsync()): cancelling it by
-/// id cancels that Task. Its one `Locked` is the only allocation registering such a request costs; copies share it.
-///
-/// The Task is kept from the start and only marked as left at the end, not cleared: `UnsafeCurrentTask` is resilient,
-/// so each copy or destroy of an optional one goes through value witnesses.
+/// The TaskPool entry of a request run in its caller's Task (BaseServerRequest/performAsync()): cancelling its id
+/// cancels that Task. Its one `Locked`, shared by copies, is the only allocation it costs. The Task is kept and only
+/// marked as left at the end, not cleared: `UnsafeCurrentTask` is resilient, so copying or destroying an optional one
+/// goes through value witnesses.
 struct InlineRequest: PoolMember {
     private let state: Locked<InlineTask>
 

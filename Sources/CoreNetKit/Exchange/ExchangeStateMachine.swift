@@ -265,8 +265,7 @@ struct ExchangeStateMachine {
 
     // MARK: Deciding
 
-    /// Answers the reader if it waits and what it waits for is there; closes the exchange with
-    /// its last answer.
+    /// Answers the reader if it waits and what it waits for is there; closes the exchange with its last answer.
     private mutating func answerWaitingReader() -> Output {
         var output = Output()
         answerWaitingReader(into: &output)
