@@ -42,9 +42,8 @@ final class Exchange: Sendable {
     /// The end of every chain: encodes `request`, sends it through the transport, maps the transport's failure once and
     /// logs both ways.
     ///
-    /// Logging and monitoring are in synchronous functions of their own so their values stay on the thread's stack: an
-    /// async function's frame holds the values of all the code inlined into it, and a Task takes frames from 1 KB slabs
-    /// (a larger frame is a `malloc` in every new Task).
+    /// Logging and monitoring are in synchronous functions so their values stay on the thread's stack: an async frame
+    /// holds the values of all code inlined into it, and a frame over the Task's 1 KB slab is a `malloc` per Task.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
         // `cacheOnly` never reaches the network; no stage answered it (no cache adapter, or its stage was removed).

@@ -24,8 +24,7 @@ import FoundationNetworking
 /// NetworkConfiguration.default.logger = PrintNetworkLogger()
 /// ```
 public struct NetworkConfiguration: Sendable {
-    /// Copy-on-write: a request copies its configuration several times, and a copy is then one reference instead of
-    /// ~440 bytes and a retain for each of their references.
+    /// Copy-on-write: a request copies its configuration several times, each copy then one reference, not ~440 bytes.
     private var storage: Storage
 
     private var mutableStorage: Storage {
@@ -306,7 +305,6 @@ public struct NetworkConfiguration: Sendable {
     }
 }
 
-/// The transport shared by configurations that name none.
 enum SharedTransport {
     static let urlSession = URLSessionTransport()
 }
