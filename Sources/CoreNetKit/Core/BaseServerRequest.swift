@@ -8,8 +8,8 @@
 
 import Foundation
 
-/// A request contract: subclass it once per endpoint to say how the request is built and how its
-/// response is read; call ``perform()`` to run it.
+/// A request contract: subclass it once per endpoint to say how the request is built and how its response is read; call
+/// ``perform()`` to run it.
 ///
 /// ```swift
 /// final class GetOrderListRequest: BaseServerRequest<[Order]>, @unchecked Sendable {
@@ -24,10 +24,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// Subclasses add only `let` properties of `Sendable` types and restate `@unchecked Sendable`.
-/// The default mapping decodes a `Decodable` model (optionally under ``modelKeyPath``), returns
-/// ``EmptyResponse`` for empty bodies, the raw body for `Data` and the text for `String`;
-/// override ``handle(serverResponse:)`` for anything else.
+/// Subclasses add only `let` properties of `Sendable` types and restate `@unchecked Sendable`. The default mapping
+/// decodes a `Decodable` model (optionally under ``modelKeyPath``), returns ``EmptyResponse`` for empty bodies, the raw
+/// body for `Data` and the text for `String`; override ``handle(serverResponse:)`` for anything else.
 open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: subclasses hold only `let` Sendable state
     private let configurationOverride: NetworkConfiguration?
 
@@ -41,10 +40,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         configurationOverride ?? .default
     }
 
-    /// Describes the request to send. Override it; the base implementation throws
-    /// ``BaseServerError`` `invalidRequest`.
-    ///
-    /// - Throws: an error that ends the request before anything is sent.
+    /// Describes the request to send; override it. The base implementation throws ``BaseServerError`` `invalidRequest`;
+    /// a thrown error ends the request before anything is sent.
     open func createAsyncServerRequest() throws -> ServerRequest {
         throw BaseServerError.invalidRequest("\(type(of: self)) does not override createAsyncServerRequest()")
     }
@@ -53,10 +50,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// `"response.items"`; `nil` decodes the whole body.
     open var modelKeyPath: String? { nil }
 
-    /// Maps a validated response to the model: the override point for custom mapping.
-    ///
-    /// Called once per response, on the request's Task, after the validators accepted
-    /// `serverResponse`. The default decodes `Model` (see the type's discussion).
+    /// Maps a validated response to the model: the override point for custom mapping. Called once per response, on the
+    /// request's Task, after the validators accepted `serverResponse`; the default decodes `Model` (see the type's
+    /// discussion). A thrown error ends the request with that error.
     ///
     /// ```swift
     /// override func handle(serverResponse: ServerResponse) throws -> Profile {
@@ -64,26 +60,24 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     ///     return Profile(dto)
     /// }
     /// ```
-    ///
-    /// - Throws: an error that ends the request with that error.
     open func handle(serverResponse: ServerResponse) throws -> Model {
         try ModelDecoding.decode(
             Model.self, from: serverResponse, keyPath: modelKeyPath,
             decoder: serverResponse.decoder ?? configuration.decoder)
     }
 
-    /// Runs the mapping once, on the request's Task: ``handle(serverResponse:)`` called directly.
-    /// The deprecated ``CallbackServerRequest`` overrides it to go through its callback form.
+    /// Runs the mapping once, on the request's Task: ``handle(serverResponse:)`` called directly. The deprecated
+    /// ``CallbackServerRequest`` overrides it to go through its callback form.
     func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
         try map(response, decoder: decoder)
     }
 
-    /// Whether the mapping has to be awaited (``mapResponse(_:decoder:)``): only the deprecated
-    /// callback form's is; the pipeline calls ``map(_:decoder:)`` for every other request.
+    /// Whether the mapping has to be awaited (``mapResponse(_:decoder:)``): only the deprecated callback form's is; the
+    /// pipeline calls ``map(_:decoder:)`` for every other request.
     var mapsAsynchronously: Bool { false }
 
-    /// The mapping without an async call: ``handle(serverResponse:)`` with `response` reading
-    /// through `decoder` (a response from the transport already does: it is not copied then).
+    /// The mapping without an async call: ``handle(serverResponse:)`` with `response` reading through `decoder` (a
+    /// response from the transport already does: it is not copied then).
     final func map(_ response: ServerResponse, decoder: JSONDecoder) throws -> Model {
         guard response.decoder !== decoder else { return try handle(serverResponse: response) }
         var response = response
@@ -91,11 +85,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         return try handle(serverResponse: response)
     }
 
-    /// Starts the request and returns its context at once.
-    ///
-    /// The context delivers exactly one terminal event on the configuration's callback queue.
-    /// It and this request stay alive until then, so the caller need not keep them. If a request
-    /// with the same ``ServerRequest/requestId`` is in flight, this one joins it.
+    /// Starts the request and returns its context at once. The context delivers exactly one terminal event on the
+    /// configuration's callback queue; it and this request stay alive until then, so the caller need not keep them. A
+    /// request with the same ``ServerRequest/requestId`` as one in flight joins it.
     public func perform() -> ActiveRequestContext<Model> {
         let configuration = configuration
         do {
@@ -134,9 +126,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             }
             (broadcast, isNew) = (member, joined.isNew)
         } else {
-            // An id made here is new, so nobody joins it: the pool keys it by its number. The
-            // context leaves the closure through a variable: a tuple of it and the broadcast would
-            // have its metadata looked up at run time (the model type is generic here).
+            // An id made here is new, so nobody joins it: the pool keys it by its number. `made` carries the context
+            // out: a tuple of it and the broadcast would have its metadata looked up at run time (generic model type).
             var made: ActiveRequestContext<Model>?
             broadcast = pool.registerGenerated(
                 request: serverRequest, startedAt: configuration.clock.currentDate
@@ -158,11 +149,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
         if isNew {
             broadcast.start(
-                // The Task takes the request over (its last use): a plain capture would copy it
-                // here. The Task still copies it once to hand it to the pipeline (a closure cannot
-                // consume what it captures); moving it through the broadcast instead was measured
-                // and cost as much. Typed as throwing, so `Task.init` need not wrap it (see
-                // `RequestBroadcast.start`).
+                // The Task consumes the request (its last use); the closure still copies it once for the pipeline.
+                // Typed as throwing so `Task.init` need not wrap it (see `RequestBroadcast.start`).
                 Task<Void, any Error> { [sending = consume serverRequest] in
                     let result = await run(sending, configuration: configuration, requestId: id, broadcast: broadcast)
                     broadcast.finish(result)
@@ -171,8 +159,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         return context
     }
 
-    /// Runs `serverRequest` through the pipeline; a policy that reads the cache is composed by
-    /// `answerReadingCache` (in the cache's folder).
+    /// Runs `serverRequest` through the pipeline; a policy that reads the cache goes through `answerReadingCache`.
     @inline(__always)
     private func run(
         _ serverRequest: consuming ServerRequest, configuration: NetworkConfiguration, requestId: String,
@@ -187,12 +174,9 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         ).0
     }
 
-    /// Runs the request and returns the model.
+    /// Runs the request and returns the model; cancelling the calling Task cancels the request.
     ///
-    /// Cancelling the calling Task cancels the request.
-    ///
-    /// - Throws: the error the request ended with; ``BaseServerError`` `cancelled` when the Task
-    ///   was cancelled.
+    /// - Throws: the error the request ended with; ``BaseServerError`` `cancelled` when the Task was cancelled.
     public func performAsync() async throws -> Model {
         let configuration = configuration
         let serverRequest: ServerRequest
@@ -205,8 +189,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             // A named request may join one in flight: that needs the shared context path.
             return try await perform(consume serverRequest, configuration: configuration).value
         }
-        // A generated id is unique, so the pipeline runs right here, in the caller's Task:
-        // no Task to start and no continuation to resume.
+        // A generated id is unique: the pipeline runs here in the caller's Task, without a Task or continuation.
         let pool = configuration.taskPool
         let member = withUnsafeCurrentTask { InlineRequest(task: $0) }
         let (id, number) = pool.registerGenerated(

@@ -12,17 +12,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Cookies, done once in the pipeline for every transport (``NetworkConfiguration/cookieStorage``):
-/// the `Cookie` header from the storage before a request is sent, the `Set-Cookie` fields of its
-/// response into the storage after.
+/// Cookies, done once in the pipeline for every transport (``NetworkConfiguration/cookieStorage``): the `Cookie` header
+/// from the storage before a request is sent, the response's `Set-Cookie` fields into the storage after.
 ///
-/// Matching follows RFC 6265 §5.4 here rather than in `HTTPCookieStorage.cookies(for:)`, which on
-/// Linux (FoundationNetworking, Swift 6.3) compares the host only — no path, no `Secure`, no
-/// expiry. Parsing is `HTTPCookie.cookies(withResponseHeaderFields:for:)`, with three corrections
-/// FoundationNetworking needs and Apple's Foundation does by itself: `Max-Age` sets the expiry
-/// (read from the configuration's clock), a cookie without `Path` gets the default path of its
-/// URL (§5.1.4), and a `Domain` that does not domain-match the host is rejected (§5.3 step 6).
-/// Ports are not isolated (RFC 6265 §8.5): a cookie set by one port of a host goes to every port.
+/// Matching follows RFC 6265 §5.4 here, not `HTTPCookieStorage.cookies(for:)`, which on Linux (FoundationNetworking,
+/// Swift 6.3) compares the host only. Parsing is `HTTPCookie.cookies(withResponseHeaderFields:for:)` with three fixes
+/// FoundationNetworking needs (Apple's Foundation does them itself): `Max-Age` sets the expiry (by the configuration's
+/// clock), a cookie without `Path` gets its URL's default path (§5.1.4), and a `Domain` that does not domain-match the
+/// host is rejected (§5.3 step 6). Ports are not isolated (§8.5).
 enum CookieJar {
     /// Adds to `request` a `Cookie` header with the stored cookies that match its URL at `now`,
     /// longer paths first, after the request's own `Cookie` header if it has one.
@@ -56,9 +53,8 @@ enum CookieJar {
         }
     }
 
-    /// The cookies of one `Set-Cookie` value, which URLSession folds from several fields with
-    /// `", "`: split at each comma that a `name=` follows (a comma inside an `Expires` date is
-    /// followed by a day number, not by `name=`).
+    /// The cookies of one `Set-Cookie` value, which URLSession folds from several fields with `", "`: split at each
+    /// comma that a `name=` follows (a comma inside an `Expires` date is followed by a day number, not by `name=`).
     static func cookieFields(_ value: String) -> [String] {
         var fields: [String] = []
         var current = ""
@@ -102,16 +98,15 @@ enum CookieJar {
         return host.hasSuffix(domain) && !isIPAddress(host)
     }
 
-    /// RFC 6265 §5.1.4: the paths are equal, or the cookie's path is a prefix of the request's
-    /// that ends in `/` or is followed by `/`.
+    /// RFC 6265 §5.1.4: equal paths, or the cookie's path is a prefix of the request's ending in `/` or followed by
+    /// `/`.
     static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
         guard requestPath.hasPrefix(cookiePath) else { return false }
         return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
-    /// RFC 6265 §5.1.4: the URL's path up to, not including, its last `/`; `/` when there is
-    /// none past the first character.
+    /// RFC 6265 §5.1.4: the URL's path up to, not including, its last `/`; `/` if none past the first character.
     static func defaultPath(of url: URL) -> String {
         let path = url.path
         guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }

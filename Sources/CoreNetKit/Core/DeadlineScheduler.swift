@@ -15,18 +15,14 @@ protocol DeadlineTarget: Sendable {
     func deadlineReached()
 }
 
-/// One Dispatch timer for the deadlines of every request on the system clock, so a request
-/// schedules its deadline without a Task or a timer of its own: an entry in a min-heap, armed
-/// on the earliest, removed when the request ends.
-///
-/// Generic over its targets so that a slot holds the request's timer itself (a reference), not an
-/// existential whose every move goes through value witnesses.
+/// One Dispatch timer for the deadlines of every request on the system clock, so a request needs no Task or timer of
+/// its own: an entry in a min-heap, armed on the earliest, removed when the request ends. Generic over its targets so a
+/// slot holds the target itself (a reference), not an existential whose every move goes through value witnesses.
 final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
-    // @unchecked: `timer` is set once in `init` and then only rescheduled under `state`'s lock
-    // (`dispatch_source_set_timer` is thread-safe); everything else is in `state`.
+    // safe: `timer` is set once in `init`, then only rescheduled under `state`'s lock (`dispatch_source_set_timer` is
+    // thread-safe); everything else is in `state`.
 
-    /// Its due time is the duration since the system clock's ``SystemClock/epoch``: plain
-    /// integers, so the heap moves entries without value witnesses.
+    /// `due` is the duration since ``SystemClock/epoch``: integers, so heap moves need no value witnesses.
     private struct Entry {
         let due: Duration
         let id: UInt64
@@ -76,8 +72,7 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
             return slots[index].generation == UInt32(id >> 32) && slots[index].target != nil
         }
     }
-    /// Deadlines are kept and compared on the system clock (as durations since its epoch);
-    /// Dispatch is only told how long to wait.
+    /// Deadlines are compared on the system clock (durations since its epoch); Dispatch is only told how long to wait.
     private let state = Locked(State())
     private let timer: any DispatchSourceTimer
 
@@ -90,9 +85,8 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Schedules `target` at `due` (on the system clock, the duration since its
-    /// ``SystemClock/epoch``); returns the entry's id for ``cancel(_:)``. The timer is armed at
-    /// most a day ahead: a wake that finds nothing due re-arms on the clock.
+    /// Schedules `target` at `due` (on the system clock, the duration since its ``SystemClock/epoch``); returns the
+    /// entry's id for ``cancel(_:)``. The timer is armed at most a day ahead; a wake that finds nothing due re-arms.
     func schedule(at due: Duration, _ target: Target) -> UInt64 {
         state.withLock { state in
             let id = state.add(target)

@@ -8,12 +8,8 @@
 import Foundation
 
 /// A ``BaseServerRequest`` that maps its response through the older callback form,
-/// ``handle(serverResponse:completion:)``: the one place that form lives.
-///
-/// Requests of ``BaseServerRequest`` call ``BaseServerRequest/handle(serverResponse:)`` directly.
-/// A subclass that overrides the callback form changes its superclass to this one and keeps its
-/// override as it is; nothing else changes:
-///
+/// ``handle(serverResponse:completion:)``: the one place that form lives. A subclass that overrides the callback form
+/// changes its superclass to this one and keeps its override as it is:
 /// ```swift
 /// final class HashedDownloadRequest: CallbackServerRequest<HashedDownload>, @unchecked Sendable {
 ///     override func handle(
@@ -31,12 +27,10 @@ open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @un
 
     /// Maps a validated response to the model and reports it through `completion`.
     ///
-    /// Called once per response, on the request's Task, after the validators accepted
-    /// `serverResponse`. Call `completion` exactly once, from any thread; later calls are
-    /// ignored. A ``ResponseResult/failure(_:)`` ends the request with that error; whether the
-    /// result came from the cache is the pipeline's to say (``ServerResponse/isFromCache``), so
-    /// the `fromCache` flag passed here is ignored. The default calls
-    /// ``BaseServerRequest/handle(serverResponse:)`` and completes at once.
+    /// Called once per response, on the request's Task, after the validators accepted `serverResponse`. Call
+    /// `completion` exactly once, from any thread; later calls are ignored. A ``ResponseResult/failure(_:)`` ends the
+    /// request with that error; the `fromCache` flag is ignored (the pipeline sets ``ServerResponse/isFromCache``). The
+    /// default calls ``BaseServerRequest/handle(serverResponse:)`` and completes at once.
     open func handle(serverResponse: ServerResponse, completion: @escaping @Sendable (ResponseResult<Model>) -> Void) {
         do {
             completion(.success(try handle(serverResponse: serverResponse), fromCache: serverResponse.isFromCache))
@@ -45,10 +39,9 @@ open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @un
         }
     }
 
-    /// Runs the callback form once and waits for its first result, without suspending when it
-    /// completes synchronously.
     override var mapsAsynchronously: Bool { true }
 
+    /// Runs the callback form once and waits for its first result, without suspending when it completes synchronously.
     override func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
         var response = response
         response.decoder = decoder

@@ -11,11 +11,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the stages of one request share besides the request value: its id, its configuration
-/// and its transfer (progress, scratch files, download). The last
-/// stage of every chain, `send(_:)`, encodes the request and hands it to the transport.
-///
-/// One per request; stages reach it only through the InterceptorChain they are given.
+/// What the stages of one request share besides the request value: its id, configuration and transfer (progress,
+/// scratch files, download). One per request; stages reach it only through their InterceptorChain. The last stage of
+/// every chain, `send(_:)`, encodes the request and hands it to the transport.
 final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
@@ -41,17 +39,14 @@ final class Exchange: Sendable {
         self.monitoring = monitoring
     }
 
-    /// The end of every chain: encodes `request`, sends it through the transport, maps the
-    /// transport's failure once and logs both ways.
+    /// The end of every chain: encodes `request`, sends it through the transport, maps the transport's failure once and
+    /// logs both ways.
     ///
-    /// Logging and monitoring are in synchronous functions of their own, so that their values
-    /// stay on the thread's stack: an async function's frame holds the values of all the code in
-    /// line with it, and a Task takes its frames from 1 KB slabs (a larger frame is a `malloc` of
-    /// its own in every new Task).
+    /// Logging and monitoring are in synchronous functions so their values stay on the thread's stack: an async frame
+    /// holds the values of all code inlined into it, and a frame over the Task's 1 KB slab is a `malloc` per Task.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
-        // The request's own promise: `cacheOnly` never reaches the network. Here no stage
-        // answered it (the configuration has no cache adapter, or its cache stage was removed).
+        // `cacheOnly` never reaches the network; no stage answered it (no cache adapter, or its stage was removed).
         if request.cachePolicy == .cacheOnly {
             throw BaseServerError(code: .cacheMiss, message: "no cache adapter is configured")
         }
@@ -96,8 +91,7 @@ final class Exchange: Sendable {
         }
     }
 
-    /// When an attempt was handed over to be sent (a struct: a tuple's metadata is looked up at
-    /// run time).
+    /// When an attempt was handed over (a struct: a tuple's metadata is looked up at run time).
     private struct HandedOver {
         let date: Date
         let stopwatch: Stopwatch
@@ -109,8 +103,7 @@ final class Exchange: Sendable {
         var urlRequest: URLRequest?
         /// The monitors' count of the request's attempts; `0` without monitors.
         var number = 0
-        /// When a monitor records exchanges: when the attempt was handed over, and how long it
-        /// waited until it was sent.
+        /// With a monitor that records exchanges: when the attempt was handed over, and how long it waited to be sent.
         var handedOver: Date?
         var blocked = Duration.zero
     }
@@ -183,10 +176,9 @@ final class Exchange: Sendable {
         return mapped
     }
 
-    /// Sends `transportRequest` through the configuration's transport within `limits` and reads
-    /// its body. `start` and `attempt` are for the monitors of a streamed body; with `keeping`
-    /// (a monitor records exchanges) the time of the head is read and a streamed body's first
-    /// `keeping` bytes are kept for it.
+    /// Sends `transportRequest` through the configuration's transport within `limits` and reads its body. `start` and
+    /// `attempt` serve a streamed body's monitors; with `keeping` (a monitor records exchanges) the head is timed and a
+    /// streamed body's first `keeping` bytes are kept.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
         start: Stopwatch, attempt: Int, keeping: Int?
@@ -202,8 +194,8 @@ final class Exchange: Sendable {
         }
         let reader = BodyReader(
             memoryLimit: configuration.maximumResponseBodySize, fileLimit: configuration.maximumDownloadSize,
-            // The request's own transfer, when its progress has anywhere to go (asked once: without
-            // a sink a chunk costs no lock or clock read), or the watch that may make one.
+            // The request's own transfer if its progress goes anywhere (asked once: a chunk without a sink then costs
+            // no lock or clock read), or the watch that may make one.
             progressWatch: transfer.flatMap { $0.reportsProgress ? .transfer($0) : nil } ?? progressWatch,
             streamStarted: streamStarted, keepsPrefix: keeping ?? 0)
         let transport = configuration.transport
@@ -222,8 +214,7 @@ final class Exchange: Sendable {
         return received
     }
 
-    /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one,
-    /// else into memory.
+    /// Reads `response`'s body: to a streaming reader for a `2xx` of a request that has one, else into memory.
     static func read(_ response: TransportResponse, for request: ServerRequest, reader: BodyReader) async throws
         -> ReceivedResponse
     {
@@ -234,8 +225,7 @@ final class Exchange: Sendable {
         return try await reader.collect(response)
     }
 
-    /// Encodes `request` for a request without a transfer: its body in memory, watched for
-    /// upload progress when a context may ask for it.
+    /// Encodes a request without a transfer: its body in memory, watched for upload progress when a context may ask.
     private func encodeInMemory(_ request: ServerRequest) throws -> TransportRequest {
         var encoded = try RequestEncoder.encode(
             request, encoder: configuration.encoder, defaultTimeout: configuration.timeout)

@@ -7,14 +7,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// One stage of the path every request travels: it sees the request on the way in and the
-/// response (or the error) on the way out.
+/// One stage of the path every request travels: it sees the request on the way in and the response (or the error) on
+/// the way out.
 ///
-/// The stages are an ordered list, NetworkConfiguration/interceptors. Each one receives the
-/// request and the rest of the chain, and calls InterceptorChain/proceed(_:) to go on — once,
-/// several times (a retry, a replay after a token refresh) or not at all (an answer from the
-/// cache, a canned response). A stage holds no reference to the request's context or to the
-/// pipeline: what it may change is what its signature shows.
+/// The stages are an ordered list, NetworkConfiguration/interceptors. Each receives the request and the rest of the
+/// chain, and calls InterceptorChain/proceed(_:) to go on: once, several times (a retry, a replay after a token
+/// refresh) or not at all (a cached or canned answer). A stage holds no reference to the request's context or pipeline:
+/// what it may change is what its signature shows.
 ///
 /// ```swift
 /// struct SigningInterceptor: Interceptor {
@@ -29,43 +28,32 @@ import Foundation
 /// NetworkConfiguration.default.interceptors.append(SigningInterceptor(key: secret))
 /// ```
 ///
-/// The built-in stages are made from the configuration's settings and are, from the outside in:
-/// ``ResponseValidationInterceptor``, ``RetryInterceptor``, ``PreparatorInterceptor``,
-/// ``CacheInterceptor`` (with a cache adapter), ``AccessTokenInterceptor`` (with an access
-/// manager); then the transport. A feature that is off has no stage. An interceptor appended to
-/// the list runs last, right before the transport, once per attempt, with the access token
-/// already in the request; `interceptors.insert(_:before:)` places one relative to a built-in
-/// stage (`before: CacheInterceptor.self`). The chain knows no stage: a built-in one can be
-/// removed, replaced or moved like yours.
+/// The built-in stages, from the outside in: ``ResponseValidationInterceptor``, ``RetryInterceptor``,
+/// ``PreparatorInterceptor``, ``CacheInterceptor`` (with a cache adapter), ``AccessTokenInterceptor`` (with an access
+/// manager); then the transport. A feature that is off has no stage. An appended interceptor runs last, right before
+/// the transport, once per attempt, with the access token already in the request; `interceptors.insert(_:before:)`
+/// places one relative to a built-in stage. Built-in stages can be removed, replaced or moved like yours.
 public protocol Interceptor: Sendable {
-    /// Handles `request`: usually changes it, calls `next.proceed(_:)` and looks at or changes
-    /// the response.
+    /// Handles `request` as the earlier stages left it: usually changes it, calls `next.proceed(_:)` (the rest of the
+    /// chain, ending in the transport) and looks at or changes the response it hands back.
     ///
-    /// Runs on the Task of the request; cancelling the request cancels that Task, so a stage
-    /// that waits should wait cancellably.
+    /// Runs on the request's Task; cancelling the request cancels that Task, so a stage that waits should wait
+    /// cancellably. The request is the stage's own (`consuming`): change it in place and pass it on without a copy (a
+    /// plain `ServerRequest` parameter works as well).
     ///
-    /// The request is the stage's own (`consuming`): change it in place and pass it on without a
-    /// copy. A stage written with a plain `ServerRequest` parameter works as well.
-    ///
-    /// - Parameters:
-    ///   - request: the request as the stages before this one left it.
-    ///   - next: the rest of the chain, ending in the transport.
-    /// - Returns: the response to hand back to the stages before this one.
-    /// - Throws: an error that ends the request (unless a stage before this one handles it).
+    /// - Throws: an error that ends the request (unless an earlier stage handles it).
     func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse
 }
 
-/// The rest of the chain after one ``Interceptor``: calling ``proceed(_:)`` runs the next stage,
-/// and after the last one the transport.
+/// The rest of the chain after one ``Interceptor``: ``proceed(_:)`` runs the next stage, and after the last one the
+/// transport.
 ///
-/// It is the whole of what a stage may use, the same for the built-in stages and yours: the
-/// request's id and configuration, its clock, whether it was cancelled and the monitors' event
-/// sink. The attempt a request is on is in the request itself (``ServerRequest/attempt``).
+/// It is all a stage may use, built-in or yours: the request's id and configuration, its clock, whether it was
+/// cancelled and the monitors' event sink. The request's attempt is in the request (``ServerRequest/attempt``).
 ///
-/// A stage may keep the chain and call ``proceed(_:)`` from a Task of its own after the request
-/// ended (the cache stage's revalidation in the background): that call is not cancelled with the
-/// request, reports no progress, and of the monitors only those that record exchanges hear of
-/// it: each exchange it makes, marked MonitoredExchange/isAfterRequestEnded.
+/// A stage may keep the chain and call ``proceed(_:)`` from a Task of its own after the request ended (the cache's
+/// background revalidation): that call is not cancelled with the request, reports no progress, and only the monitors
+/// that record exchanges hear of it, each exchange marked MonitoredExchange/isAfterRequestEnded.
 public struct InterceptorChain: Sendable {
     private let exchange: Exchange
     private let index: Int
@@ -88,16 +76,12 @@ public struct InterceptorChain: Sendable {
     public var isCancelled: Bool { Task.isCancelled }
 
     /// Throws ``BaseServerError/Code-swift.struct/cancelled`` when the request was cancelled.
-    ///
-    /// - Throws: ``BaseServerError`` with code `cancelled`.
     public func checkCancellation() throws {
         if Task.isCancelled { throw BaseServerError.cancelled }
     }
 
-    /// Runs the rest of the chain for `request` and returns its response.
-    ///
-    /// May be called more than once (each call goes through every later stage again); a call
-    /// after the request was cancelled throws `cancelled`.
+    /// Runs the rest of the chain for `request` and returns its response. May be called more than once (each call runs
+    /// every later stage again); a call after the request was cancelled throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     @inline(__always)
@@ -117,11 +101,10 @@ public struct InterceptorChain: Sendable {
     /// value of an event only when it is `true`.
     public var isMonitored: Bool { exchange.monitoring != nil }
 
-    /// Hands an event to every monitor of the configuration that asks for the events of stages
-    /// (NetworkMonitorEvents/stages, in NetworkEventMonitor/events): `event` runs once per
-    /// monitor, on that monitor's ``NetworkEventMonitor/queue``, later (this call never waits), or
-    /// at once for a monitor that runs inline, with the request as monitors see it (its URL
-    /// redacted). Does nothing without monitors.
+    /// Hands an event to every monitor that asks for stage events (NetworkMonitorEvents/stages, in
+    /// NetworkEventMonitor/events): `event` runs once per monitor, later on its ``NetworkEventMonitor/queue`` (this
+    /// call never waits) or at once for one that runs inline, with the request as monitors see it (URL redacted).
+    /// Does nothing without monitors.
     ///
     /// ```swift
     /// next.emit { monitor, request in monitor.request(request, didUseCache: .hit) }
@@ -130,10 +113,8 @@ public struct InterceptorChain: Sendable {
         exchange.monitoring?.emit(.stages, event)
     }
 
-    /// Hands an exchange a stage answered without the transport (from a store of its own) to the
-    /// monitors that record exchanges (NetworkEventMonitor/exchangeBodyLimit), as ``emit(_:)``
-    /// does with the events of stages: `event` runs once per such monitor, on its queue or at once
-    /// for one that runs inline. Does nothing without monitors.
+    /// Hands an exchange a stage answered without the transport (from a store of its own) to the monitors that record
+    /// exchanges (NetworkEventMonitor/exchangeBodyLimit); `event` runs as in ``emit(_:)``. No-op without monitors.
     ///
     /// ```swift
     /// next.emitExchange { monitor, request in

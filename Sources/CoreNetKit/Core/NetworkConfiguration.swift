@@ -24,12 +24,9 @@ import FoundationNetworking
 /// NetworkConfiguration.default.logger = PrintNetworkLogger()
 /// ```
 public struct NetworkConfiguration: Sendable {
-    /// The settings, shared by copies until one of them changes a setting (copy-on-write): a
-    /// request copies its configuration several times on its way, and a copy is then one
-    /// reference instead of some 440 bytes with a retain for each of their references.
+    /// Copy-on-write: a request copies its configuration several times, each copy then one reference, not ~440 bytes.
     private var storage: Storage
 
-    /// The storage, made unique first, for a setter.
     private var mutableStorage: Storage {
         mutating get {
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
@@ -43,18 +40,14 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.transport = newValue }
     }
 
-    /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
-    ///
-    /// The setting of the ``PreparatorInterceptor`` in ``interceptors``: reading it reads that
-    /// stage, setting it replaces the stage (an empty list removes it).
+    /// Prepare every request, in order; by default ``DefaultHeadersPreparator``. The setting of the
+    /// ``PreparatorInterceptor`` in ``interceptors``; an empty list removes that stage.
     public var preparators: [any RequestPreparator] {
         get { stage(PreparatorInterceptor.self)?.preparators ?? [] }
         set { setStage(newValue.isEmpty ? nil : PreparatorInterceptor(newValue)) }
     }
-    /// Decide success, in order; by default ``StatusCodeValidator`` (2xx).
-    ///
-    /// A setting of the ``ResponseValidationInterceptor`` in ``interceptors``, with
-    /// ``errorMappers``: the stage is in the list while either is not empty.
+    /// Decide success, in order; by default ``StatusCodeValidator`` (2xx). A setting of the
+    /// ``ResponseValidationInterceptor``, with ``errorMappers``: the stage is in ``interceptors`` while either is set.
     public var validators: [any ResponseValidator] {
         get { stage(ResponseValidationInterceptor.self)?.validators ?? [] }
         set { setStage(ResponseValidationInterceptor(validators: newValue, errorMappers: errorMappers)) }
@@ -80,36 +73,29 @@ public struct NetworkConfiguration: Sendable {
         get { storage.logger }
         set { mutableStorage.logger = newValue }
     }
-    /// The queue context handlers run on; `.main` by default.
-    ///
-    /// That is the main *queue*: on Linux under an async `main` another thread drains it, and
-    /// `Thread.isMainThread` is `false` in a handler. A tool or server whose main queue nothing
-    /// drains should set a queue of its own.
+    /// The queue context handlers run on; `.main` by default. That is the main *queue*: on Linux under an async `main`
+    /// another thread drains it (`Thread.isMainThread` is `false`). Set your own if nothing drains it.
     public var callbackQueue: DispatchQueue {
         get { storage.callbackQueue }
         set { mutableStorage.callbackQueue = newValue }
     }
-    /// The deadline of requests that set none, in seconds: it bounds the whole exchange, from
-    /// the first byte sent to the last byte of the body read, on every transport (slow headers,
-    /// a stalled or trickled body, a lying `Content-Length`, endless `1xx` responses), and ends
-    /// it in ``BaseServerError/Code-swift.struct/timeout`` with the connection closed. 60 by
-    /// default; `.infinity` (here or on ``ServerRequest/timeout``) sets no total deadline, for a
-    /// long stream read under ``idleTimeout``.
+    /// The deadline, in seconds, of requests that set none (60 by default): it bounds the whole exchange on every
+    /// transport, from the first byte sent to the last body byte read (slow headers, a stalled or trickled body, a
+    /// lying `Content-Length`, endless `1xx`), ending it in ``BaseServerError/Code-swift.struct/timeout`` with the
+    /// connection closed. `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under
+    /// ``idleTimeout``.
     public var timeout: TimeInterval {
         get { storage.timeout }
         set { mutableStorage.timeout = newValue }
     }
-    /// The longest silence allowed between two pieces of a response (its head, then each chunk
-    /// of its body), in seconds; `nil` (the default) sets none, so only ``timeout`` applies. Set
-    /// it with `timeout: .infinity` to read a long stream that must never stall.
+    /// The longest silence allowed between two pieces of a response (its head, then each body chunk), in seconds; `nil`
+    /// (the default) sets none. Set it with `timeout: .infinity` to read a long stream that must never stall.
     public var idleTimeout: TimeInterval? {
         get { storage.idleTimeout }
         set { mutableStorage.idleTimeout = newValue }
     }
-    /// The most bytes of a response body collected into memory, counted after the transport
-    /// decompressed them: a larger body ends in
-    /// ``BaseServerError/Code-swift.struct/responseTooLarge`` as soon as it passes the limit,
-    /// with the connection closed. 64 MiB by default.
+    /// The most bytes of a response body collected into memory, counted after decompression; 64 MiB by default. A
+    /// larger body ends in ``BaseServerError/Code-swift.struct/responseTooLarge`` with the connection closed.
     public var maximumResponseBodySize: Int {
         get { storage.maximumResponseBodySize }
         set { mutableStorage.maximumResponseBodySize = newValue }
@@ -125,53 +111,41 @@ public struct NetworkConfiguration: Sendable {
         get { storage.taskPool }
         set { mutableStorage.taskPool = newValue }
     }
-    /// Stores responses for the ``CachePolicy`` of each request; `nil` (the default) caches
-    /// nothing: the list then has no cache stage. See ``DiskCacheAdapter`` and
-    /// ``UrlCacheAdapter``.
-    ///
-    /// The setting of the ``CacheInterceptor`` in ``interceptors``: reading it reads that stage,
-    /// setting it replaces, adds or (with `nil`) removes the stage.
+    /// Stores responses for each request's ``CachePolicy``; `nil` (the default) caches nothing. See
+    /// ``DiskCacheAdapter`` and ``UrlCacheAdapter``. The setting of the ``CacheInterceptor`` in ``interceptors``:
+    /// setting it replaces, adds or (with `nil`) removes that stage.
     public var cacheAdapter: (any CacheAdapter)? {
         get { stage(CacheInterceptor.self)?.adapter }
         set { setStage(newValue.map { CacheInterceptor(adapter: $0) }) }
     }
-    /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the
-    /// access token, refreshes it once for any number of rejections and replays; `nil` (the
-    /// default) sends requests as they are.
-    ///
-    /// The setting of the ``AccessTokenInterceptor`` in ``interceptors``, as ``cacheAdapter`` is
-    /// the cache stage's.
+    /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the access token, refreshes
+    /// it once for any number of rejections and replays; `nil` (the default) sends requests as they are. The setting of
+    /// the ``AccessTokenInterceptor`` in ``interceptors``.
     public var accessManager: AccessSafeRequestManager? {
         get { stage(AccessTokenInterceptor.self)?.manager }
         set { setStage(newValue.map { AccessTokenInterceptor(manager: $0) }) }
     }
-    /// Observe every request of this configuration (metrics, tracing, debugging); empty by
-    /// default, and then a request pays nothing for monitoring. See ``NetworkEventMonitor``.
+    /// Observe every request of this configuration (metrics, tracing, debugging); empty by default, so a request pays
+    /// nothing for monitoring. See ``NetworkEventMonitor``.
     public var monitors: [any NetworkEventMonitor] {
         get { storage.monitors }
         set { mutableStorage.monitors = newValue }
     }
-    /// When and how often failed requests are sent again; `nil` (the default) retries only the
-    /// requests that bring their own policy (``ServerRequest/retryPolicy``).
-    ///
-    /// The setting of the ``RetryInterceptor`` in ``interceptors``. The stage stays in the list
-    /// when this is `nil`, for the requests with a policy of their own; take it out of the list
-    /// to never retry.
+    /// When and how often failed requests are sent again; `nil` (the default) retries only the requests that bring
+    /// their own ``ServerRequest/retryPolicy``. The setting of the ``RetryInterceptor``, which stays in
+    /// ``interceptors`` when this is `nil` (for those requests); remove it from the list to never retry.
     public var retryPolicy: RetryPolicy? {
         get { stage(RetryInterceptor.self)?.policy }
         set { setStage(RetryInterceptor(policy: newValue)) }
     }
-    /// The stages every request goes through, from the outside in, before the transport: the
-    /// built-in stages made from the settings, then yours.
+    /// The stages every request goes through before the transport, from the outside in: the built-in stages made from
+    /// the settings, then yours. The list is exactly what runs.
     ///
-    /// The list is exactly what runs. A built-in stage is an ordinary value made from its
-    /// setting (``validators`` and ``errorMappers``, ``retryPolicy``, ``preparators``,
-    /// ``cacheAdapter``, ``accessManager``); a feature that is off has no stage in the list.
-    /// Setting a setting replaces its stage where it is, or adds it in its standard place; taking
-    /// a stage out of the list turns its feature off (its setting then reads empty). Append your
-    /// own ``Interceptor`` to run it right before the transport (after the token is added, once
-    /// per attempt), or place it relative to a built-in one with `interceptors.insert(_:before:)`
-    /// (`before: CacheInterceptor.self`); replace or reorder the built-ins as you like.
+    /// Each built-in stage is made from its setting (``validators`` and ``errorMappers``, ``retryPolicy``,
+    /// ``preparators``, ``cacheAdapter``, ``accessManager``); a feature that is off has no stage. Setting a setting
+    /// replaces its stage in place or adds it in its standard place; removing a stage turns its feature off (its
+    /// setting then reads empty). Append your own ``Interceptor`` to run it right before the transport (after the token
+    /// is added, once per attempt), or place it before a built-in one with `interceptors.insert(_:before:)`.
     public var interceptors: [any Interceptor] {
         get { storage.interceptors }
         set { mutableStorage.interceptors = newValue }
@@ -182,24 +156,20 @@ public struct NetworkConfiguration: Sendable {
         get { storage.clock }
         set { mutableStorage.clock = newValue }
     }
-    /// Freshness for cached responses without `max-age` or `Expires`, from their
-    /// `Last-Modified` (used by ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default)
-    /// treats such a response as stale, so it is always revalidated.
+    /// Freshness from `Last-Modified` for cached responses without `max-age` or `Expires` (used by
+    /// ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default) treats them as stale, so always revalidated.
     public var heuristicFreshness: HeuristicFreshness? {
         get { storage.heuristicFreshness }
         set { mutableStorage.heuristicFreshness = newValue }
     }
-    /// Where cookies are kept; `nil` (the default) keeps none and sends none. With a storage,
-    /// every request gets the `Cookie` header of the stored cookies that match its URL (RFC 6265:
-    /// domain, path, `Secure`, expiry by ``clock``) and every response's `Set-Cookie` fields are
-    /// stored, the same on every transport. RFC 6265 does not isolate ports: a cookie set by a
-    /// host is sent to every port of that host. See <doc:Cookies>.
+    /// Where cookies are kept; `nil` (the default) keeps and sends none. Otherwise every request, on every transport,
+    /// gets the `Cookie` header of the matching stored cookies (RFC 6265: domain, path, `Secure`, expiry by ``clock``;
+    /// not port) and every response's `Set-Cookie` fields are stored. See <doc:Cookies>.
     public var cookieStorage: HTTPCookieStorage? {
         get { storage.cookieStorage }
         set { mutableStorage.cookieStorage = newValue }
     }
 
-    /// The first stage of type `type` in ``interceptors``.
     private func stage<Stage: Interceptor>(_ type: Stage.Type) -> Stage? {
         for stage in storage.interceptors {
             if let stage = stage as? Stage { return stage }
@@ -207,8 +177,7 @@ public struct NetworkConfiguration: Sendable {
         return nil
     }
 
-    /// Puts `stage` in place of the first stage of its type, or in its standard place when the
-    /// list has none; `nil` (or a stage with nothing to do) removes the stage of that type.
+    /// Replaces the first stage of its type, or inserts it in its standard place; `nil` or an off stage removes it.
     private mutating func setStage<Stage: BuiltInStage>(_ stage: Stage?) {
         var stages = storage.interceptors
         let index = stages.firstIndex { $0 is Stage }
@@ -264,17 +233,15 @@ public struct NetworkConfiguration: Sendable {
 
     private static let shared = Locked(NetworkConfiguration())
 
-    /// The configuration of every request that does not bring its own. Reading and writing are
-    /// thread-safe; a change affects requests performed afterwards.
+    /// The configuration of every request that does not bring its own; thread-safe to read and write, and a change
+    /// affects requests performed afterwards.
     public static var `default`: NetworkConfiguration {
         get { shared.withLock { $0 } }
         set { shared.withLock { $0 = newValue } }
     }
 
-    /// The settings of a ``NetworkConfiguration``, behind its copy-on-write reference.
     private final class Storage: @unchecked Sendable {
-        // safe: a Storage is changed only through `mutableStorage`, when the one configuration
-        // value holding it is its only owner; shared storage is only read.
+        // safe: changed only through `mutableStorage` while uniquely owned; shared storage is only read.
 
         var transport: any Transport
         var decoder: JSONDecoder
@@ -338,7 +305,6 @@ public struct NetworkConfiguration: Sendable {
     }
 }
 
-/// The transport shared by configurations that name none.
 enum SharedTransport {
     static let urlSession = URLSessionTransport()
 }

@@ -7,23 +7,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Runs one request: the interceptor chain, then the request's mapping, then the one outcome.
-///
-/// The chain (NetworkConfiguration/interceptors) turns the ServerRequest into a
-/// validated ServerResponse; the request's mapping turns that into the model, once. The
-/// pipeline knows no stage. The result — the model and whether its response came from the cache
-/// (ServerResponse/isFromCache, as the stage that answered said), or the error — is a
-/// ContextOutcome, the only type that goes from the pipeline to the contexts: the model's type
-/// erased, so nothing between the mapping and the handlers is generic over it.
+/// Runs one request: the interceptor chain (NetworkConfiguration/interceptors; the pipeline knows no stage) turns the
+/// ServerRequest into a validated ServerResponse, and the request's mapping turns that into the model, once. The result
+/// is a ContextOutcome (the model and whether its response came from the cache, as the answering stage said, or the
+/// error): the only type that goes from the pipeline to the contexts, with the model's type erased so nothing between
+/// the mapping and the handlers is generic over it.
 enum RequestPipeline {
-    /// Runs `serverRequest` for `request`. With a `broadcast`, progress and a cached answer go
-    /// to its contexts as they happen; the terminal result is returned, not delivered.
+    /// Runs `serverRequest` for `request`. With a `broadcast`, progress and a cached answer go to its contexts as they
+    /// happen; the terminal result is returned, not delivered. Cancelling the calling Task cancels the request: the
+    /// transfer ends at once (scratch files removed) and the result is a failure.
     ///
-    /// Cancelling the calling Task cancels the request: the transfer ends at once (scratch files
-    /// removed) and the result is a failure.
-    ///
-    /// - Returns: the outcome, and whether the response it was read from (or could not be read
-    ///   from) came from the cache; `false` when the chain failed.
+    /// - Returns: the outcome, and whether the response it was (or could not be) read from came from the cache; `false`
+    ///   when the chain failed.
     static func run<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest,
         configuration: NetworkConfiguration,
@@ -95,9 +90,8 @@ enum RequestPipeline {
         }
     }
 
-    /// Whether the request needs a transfer of its own: it streams a multipart body or downloads
-    /// to a file (both use scratch files). Progress alone gets one only when a context watches
-    /// it (RequestBroadcast/watchedTransfer()).
+    /// Whether the request needs a transfer of its own: it streams a multipart body or downloads to a file (both use
+    /// scratch files). Progress alone gets one only when a context watches it (RequestBroadcast/watchedTransfer()).
     private static func needsTransfer(_ request: ServerRequest) -> Bool {
         if request.downloadDestination != nil || request.hasResumeData { return true }
         if case .multipart = request.parameters { return true }
@@ -117,9 +111,8 @@ extension ContextOutcome {
         }
     }
 
-    /// The failure with `resumeData` on its error, so the caller can resume the download; a
-    /// result that cannot carry it (a success, an error of another type) has the partial file
-    /// removed instead.
+    /// The failure with `resumeData` on its error, so the caller can resume the download; a result that cannot carry it
+    /// (a success, an error of another type) has the partial file removed instead.
     func carrying(_ resumeData: DownloadResumeData) -> ContextOutcome {
         if case .failure(let error) = self {
             var carried: BaseServerError?

@@ -1,16 +1,15 @@
 //
 // This source file is part of the CoreNetKit open source project
-//
-// Copyright (c) 2026 the CoreNetKit project authors
-// Licensed under Apache License v2.0
+/// A request whose model is the response itself: what the library sends for an adapter that reads the response on its
+/// own (the OpenAPI client transport, a streamed response, an outbox whose model is decoded later by the kind's
+/// registration).
 //
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
 
-/// A request whose model is the response itself: what the library sends for an adapter that
-/// reads the response on its own (the OpenAPI client transport, a streamed response, an outbox
-/// whose model is decoded later by the kind's registration).
+/// A request whose model is the response itself, for adapters that read the response on their own (the OpenAPI client
+/// transport, a streamed response, an outbox whose model the kind's registration decodes later).
 final class ServerResponseRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {  // safe: only a `let` value
     private let request: ServerRequest
 

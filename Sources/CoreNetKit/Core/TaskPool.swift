@@ -8,12 +8,9 @@
 
 import Foundation
 
-/// The requests in flight: every one is registered under an id, so it can be listed, found and
-/// cancelled by id.
-///
-/// A request performed with the id of one in flight joins it: one network call, and every
-/// joined context gets the result. A request leaves the pool just before its result is
-/// delivered, or when it is cancelled; the pool is empty when nothing runs.
+/// The requests in flight, each registered under an id so it can be listed, found and cancelled by id. A request
+/// performed with the id of one in flight joins it: one network call, and every joined context gets the result. A
+/// request leaves the pool just before its result is delivered, or when cancelled; an idle pool is empty.
 public final class TaskPool: Sendable {
     /// The pool requests use unless their configuration names another.
     public static let shared = TaskPool()
@@ -28,9 +25,8 @@ public final class TaskPool: Sendable {
         public let startedAt: Date
         private let request: ServerRequest
 
-        /// Its URL as the request describes it (`ServerRequest.url(encoder:)`: the base URL with
-        /// its path, the relative URL and the `.query` parameters, not the preparators' items),
-        /// secrets redacted as in logs.
+        /// Its URL as the request describes it (`ServerRequest.url(encoder:)`: the base URL with its path, the relative
+        /// URL and the `.query` parameters, not the preparators' items), secrets redacted as in logs.
         public var url: String { request.reportedURL(encoder: JSONEncoder()) }
 
         init(id: String, request: ServerRequest, startedAt: Date) {
@@ -44,16 +40,14 @@ public final class TaskPool: Sendable {
     private struct Slot {
         let entry: Entry
         let broadcast: any PoolMember
-        /// `broadcast`'s identity, compared on removal without copying the slot; `nil` for a
-        /// generated slot, which is removed by its number.
+        /// `broadcast`'s identity, compared on removal without copying the slot; `nil` for a generated slot.
         let member: ObjectIdentifier?
     }
 
     private struct State {
         /// Requests registered by id (named, or joined by id).
         var slots: [String: Slot] = [:]
-        /// Requests run in their caller's Task under an id made here, keyed by its number: an
-        /// integer hashes for a fraction of a string.
+        /// Requests run in their caller's Task under an id made here, keyed by number (an integer hashes faster).
         var generated: [Int: Slot] = [:]
         var nextId = 0
 
@@ -81,8 +75,7 @@ public final class TaskPool: Sendable {
     /// Whether no request is in flight.
     public var isEmpty: Bool { state.withLock { $0.slots.isEmpty && $0.generated.isEmpty } }
 
-    /// The request in flight with `id`, if any: its method, URL and start time. `nil` once the
-    /// request finished or was cancelled.
+    /// The request in flight with `id`, if any; `nil` once it finished or was cancelled.
     ///
     /// ```swift
     /// if let entry = TaskPool.shared.find(id: "create-order-7") { print(entry.method, entry.url) }
@@ -111,17 +104,16 @@ public final class TaskPool: Sendable {
             })
     }
 
-    /// Registers a request under an id made here (the caller's Task runs it, so nobody joins
-    /// it); remove it with ``removeGenerated(_:)`` and the returned number.
+    /// Registers a request under an id made here (the caller's Task runs it, so nobody joins it); remove it with
+    /// ``removeGenerated(_:)`` and the returned number.
     func registerGenerated(
         request: ServerRequest, startedAt: Date, member: any PoolMember
     ) -> (id: String, number: Int) {
         registerGenerated(request: request, startedAt: startedAt) { id, number in ((id, number), member) }
     }
 
-    /// Registers the member `make` creates under an id made here (a request nobody can join:
-    /// its id is new) and returns what `make` made with it. `make` gets the id and the number
-    /// to remove the member with (``removeGenerated(_:)``), and runs under the pool's lock.
+    /// Registers the member `make` creates under a new id (nobody can join it) and returns what `make` made. `make`
+    /// gets the id and the number for ``removeGenerated(_:)``, and runs under the pool's lock.
     func registerGenerated<Made>(
         request: ServerRequest, startedAt: Date,
         make: (_ id: String, _ number: Int) -> (made: Made, member: any PoolMember)
@@ -137,8 +129,8 @@ public final class TaskPool: Sendable {
         }
     }
 
-    /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`.
-    /// A number is made once and only its request knows it, so no identity is compared.
+    /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`. A number is made once
+    /// and only its request knows it, so no identity is compared.
     func removeGenerated(_ number: Int) {
         let removed = state.withLock { $0.generated.removeValue(forKey: number) }
         _ = removed  // released outside the lock: the entry holds the whole request
@@ -174,9 +166,8 @@ public final class TaskPool: Sendable {
         return Int(Substring(digits))
     }
 
-    /// Joins the broadcast in flight under `id` if it accepts `join`; otherwise registers the
-    /// one `make` creates. Returns the broadcast and whether it is new, or no broadcast when the
-    /// one in flight is of another kind or `accepts` refuses it (another model type).
+    /// Joins the broadcast in flight under `id` if it accepts `join`, else registers the one `make` creates. Returns it
+    /// and whether it is new; `nil` if the one in flight is of another kind or `accepts` refuses it (other model type).
     func joinOrRegister<Member: IdentifiedPoolMember>(
         id: String, request: ServerRequest, startedAt: Date, accepts: (Member) -> Bool, join: (Member) -> Bool,
         make: () -> Member
@@ -205,8 +196,8 @@ public final class TaskPool: Sendable {
     }
 }
 
-/// A request in flight as the pool sees it: a context's broadcast (removed by its identity)
-/// or a request run inline (removed by its number).
+/// A request in flight as the pool sees it: a context's broadcast (removed by its identity) or a request run inline
+/// (removed by its number).
 protocol PoolMember: Sendable {
     func cancelAll()
 }
@@ -217,17 +208,13 @@ protocol IdentifiedPoolMember: PoolMember {
     var identity: ObjectIdentifier { get }
 }
 
-/// The TaskPool entry of a request that runs in its caller's Task
-/// (BaseServerRequest/performAsync()): cancelling it by id cancels that Task. Its one
-/// `Locked` is the one allocation registering such a request costs; copies share it.
-///
-/// The Task is kept from the start and only marked as left at the end: `UnsafeCurrentTask` is
-/// resilient, so each copy or destroy of an optional one goes through value witnesses (about 350
-/// instructions for a destroy), and the request's path makes one copy and one destroy of it.
+/// The TaskPool entry of a request run in its caller's Task (BaseServerRequest/performAsync()): cancelling its id
+/// cancels that Task. Its one `Locked`, shared by copies, is the only allocation it costs. The Task is kept and only
+/// marked as left at the end, not cleared: `UnsafeCurrentTask` is resilient, so copying or destroying an optional one
+/// goes through value witnesses.
 struct InlineRequest: PoolMember {
     private let state: Locked<InlineTask>
 
-    /// The entry of `task`, the Task the request runs in.
     init(task: UnsafeCurrentTask?) {
         state = Locked(InlineTask(task: task))
     }
@@ -246,8 +233,7 @@ struct InlineRequest: PoolMember {
 
 /// The Task of an InlineRequest, and whether the request still runs in it.
 struct InlineTask {
-    // safe to hold: the task is used only under the lock while `running`, and `running` is
-    // cleared before the Task returns from the request
+    // safe to hold: used only under the lock while `running`, which is cleared before the Task returns from the request
     let task: UnsafeCurrentTask?
     var running = true
 }

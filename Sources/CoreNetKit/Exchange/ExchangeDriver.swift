@@ -8,12 +8,10 @@
 
 import Foundation
 
-/// Runs one exchange: starts the transport, feeds its events, the reader's and the timer's to
-/// the ``ExchangeStateMachine`` under one lock, and carries out what it decides after the lock:
-/// answers the reader, tells the transport to pause, go on or cancel, and sets the clock's wake.
-///
-/// Every transport takes this one path (``Transport/start(_:events:)``): the deadline, the idle
-/// timeout, backpressure and cancellation are kept here, the same for all of them.
+/// Runs one exchange: starts the transport, feeds its events, the reader's and the timer's to the
+/// ``ExchangeStateMachine`` under one lock, and carries out what it decides: answers the reader, tells the transport to
+/// pause, go on or cancel, and sets the clock's wake. Every transport takes this path (``Transport/start(_:events:)``),
+/// so the deadline, idle timeout, backpressure and cancellation are the same for all.
 final class ExchangeDriver: Sendable {
     private struct State {
         var machine: ExchangeStateMachine
@@ -23,7 +21,6 @@ final class ExchangeDriver: Sendable {
         var wake: ClockWake?
     }
 
-    /// The reader waiting for the head or for the next chunk.
     private enum Waiter {
         case head(CheckedContinuation<ExchangeHead, any Error>)
         case chunk(CheckedContinuation<Data?, any Error>)
@@ -53,8 +50,7 @@ final class ExchangeDriver: Sendable {
     private let stopwatch: Stopwatch
     /// Whether the exchange has a deadline or an idle timeout: without one, no event needs the time.
     private let timed: Bool
-    /// Whether the server's silence is timed (an idle timeout): only then do chunks and the
-    /// reader's requests need the time.
+    /// Whether the server's silence is timed (an idle timeout): only then do chunks and reader requests need the time.
     private let timesSilence: Bool
 
     private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock) {
@@ -65,12 +61,11 @@ final class ExchangeDriver: Sendable {
         self.state = Locked(State(machine: ExchangeStateMachine(limits: limits)))
     }
 
-    /// Sends `request` through `transport` within `limits` on `clock`, and returns at the response
-    /// head; the body is read from the returned response, and stopping early (dropping it)
-    /// cancels the transport.
+    /// Sends `request` through `transport` within `limits` on `clock` and returns at the response head; the body is
+    /// read from the returned response, and dropping it early cancels the transport.
     ///
-    /// - Throws: the transport's error, ``BaseServerError/Code-swift.struct/timeout``, or
-    ///   `CancellationError` when the calling Task is cancelled.
+    /// - Throws: the transport's error, ``BaseServerError/Code-swift.struct/timeout``, or `CancellationError` when the
+    ///   calling Task is cancelled.
     static func send(
         _ request: TransportRequest, through transport: any Transport, limits: ExchangeStateMachine.Limits,
         clock: any NetworkClock
@@ -192,9 +187,8 @@ final class ExchangeDriver: Sendable {
     // MARK: Carrying out
 
     private func handle(_ event: (inout State) -> ExchangeStateMachine.Output) {
-        // Filled in under the lock and carried out after it. Written through the closure rather
-        // than returned from it: a value returned through the lock's generic `withLock` was copied
-        // by its value witnesses several times per event.
+        // Filled in under the lock, carried out after it. Written through the closure, not returned: a value returned
+        // through the generic `withLock` is copied by its value witnesses several times per event.
         var work = Work()
         state.withLock { state in
             let output = event(&state)
@@ -205,18 +199,16 @@ final class ExchangeDriver: Sendable {
             }
             if let command = output.command, let transport = state.transport {
                 switch command {
-                // In the order decided: a pause and a resume carried out after the lock could
-                // pass each other and leave a transport paused for good.
+                // In the order decided: a pause and a resume carried out after the lock could pass each other and leave
+                // a transport paused for good.
                 case .pause: transport.pause()
                 case .resume: transport.resume()
                 case .cancel: work.cancel = transport
                 }
             }
-            // The transport's exchange reports to this driver: once closed, the driver lets go
-            // of it, so that neither keeps the other alive.
+            // The transport's exchange reports to this driver: once closed, drop it so neither keeps the other alive.
             if state.machine.phase == .closed { state.transport = nil }
-            // The clock is set under the lock, so wakes are set in the order they were decided;
-            // no clock calls back while it is being set.
+            // Set under the lock, so wakes are set in the order decided; no clock calls back while it is being set.
             switch output.wake {
             case nil: break
             case .cancel?:
@@ -231,8 +223,8 @@ final class ExchangeDriver: Sendable {
         if let waiter = work.waiter, let answer = work.answer { waiter.resume(with: answer) }
     }
 
-    /// What a ``ResponseBody`` holds: when the last copy of the body and its iterators are gone
-    /// before the end, the transport is cancelled.
+    /// What a ``ResponseBody`` holds: when the last copy of the body and its iterators are gone before the end, the
+    /// transport is cancelled.
     final class Owner: Sendable {
         let driver: ExchangeDriver
 

@@ -31,8 +31,7 @@ extension ExchangeStateMachine {
         /// Whether the reader reads the whole body before it uses any of it: then the head is
         /// handed over with the first bytes of the body (or its end), one wake-up instead of two.
         var holdsHeadForBody: Bool
-        /// How long an expired transport may take to wind down before the reader is answered
-        /// without it.
+        /// How long an expired transport may take to wind down before the reader is answered without it.
         var grace: Duration = .seconds(2)
 
         init(

@@ -10,14 +10,12 @@ import Foundation
 
 /// One request's exchange with its transport, as a value: events in, what to do out.
 ///
-/// It holds everything that decides the exchange's course — whether the transport still queues
-/// the request, the deadline and the idle timeout, the response head, the body's chunks waiting
-/// for the reader with their backpressure, how the transport ended, and who waits for what — so
-/// that "the head is delivered", "the body ended" and "the exchange failed" are each decided in
-/// one place. Its events come from the transport (``TransportEvents``), from the reader of the
-/// body and from the timer; each returns an ``Output`` that ``ExchangeDriver`` carries out after
-/// its lock: answer the reader, tell the transport to pause, go on or cancel, and set the timer.
-/// Times are durations on the configuration's clock since the exchange began.
+/// It holds everything that decides the exchange's course (whether the transport still queues the request, the deadline
+/// and idle timeout, the head, the body's chunks with their backpressure, how the transport ended, who waits for what),
+/// so that "the head is delivered", "the body ended" and "the exchange failed" are each decided in one place. Events
+/// come from the transport (``TransportEvents``), the body's reader and the timer; each returns an ``Output`` that
+/// ``ExchangeDriver`` carries out after its lock: answer the reader, tell the transport to pause, go on or cancel, and
+/// set the timer. Times are durations on the configuration's clock since the exchange began.
 ///
 /// The phases, in order:
 /// ```
@@ -116,8 +114,8 @@ struct ExchangeStateMachine {
         chunks.append(chunk)
         bufferedBytes += chunk.count
         if bufferedBytes > limits.hardBufferLimit {
-            // The reader fell too far behind a transport that does not pause: drop what waits,
-            // fail the body and stop the transport, so memory stays bounded.
+            // The reader fell too far behind a transport that does not pause: drop the buffer, fail the body and stop
+            // the transport, so memory stays bounded.
             dropBuffer()
             transportEnd = .failure(
                 BaseServerError(
@@ -153,7 +151,6 @@ struct ExchangeStateMachine {
         }
     }
 
-    /// The transport failed with `error`.
     mutating func failed(_ error: any Error, now: Duration) -> Output {
         switch phase {
         case .queued, .waitingForHead, .receiving:
@@ -170,7 +167,6 @@ struct ExchangeStateMachine {
 
     // MARK: The reader's events
 
-    /// The reader waits for the head.
     mutating func readerWantsHead() -> Output {
         waiting = .head
         return answerWaitingReader()
@@ -181,9 +177,8 @@ struct ExchangeStateMachine {
         waiting = .chunk
         var output = answerWaitingReader()
         if output.answer == nil, phase == .receiving, transportEnd == nil {
-            // Still waiting: the server's silence counts from now, not while the reader was busy,
-            // and the transport is asked for more (a paused one goes on; one that pulls on
-            // demand pulls the next chunk).
+            // Still waiting: silence counts from now, not while the reader was busy, and the transport is asked for
+            // more (a paused one goes on; one that pulls on demand pulls the next chunk).
             silenceSince = now
             if let idle = limits.idle, timing { output.wake = earlier(now + idle) }
             paused = false
@@ -198,8 +193,7 @@ struct ExchangeStateMachine {
         takeIfReady(.head)
     }
 
-    /// The reader takes the next chunk, the end or a failure if one is there now; `nil`, and
-    /// nothing changes, when it would have to wait.
+    /// As ``readerTakesHeadIfReady()``, for the next chunk, the end or a failure.
     mutating func readerTakesChunkIfReady() -> Output? {
         takeIfReady(.chunk)
     }
@@ -271,16 +265,14 @@ struct ExchangeStateMachine {
 
     // MARK: Deciding
 
-    /// Answers the reader if it waits and what it waits for is there; closes the exchange with
-    /// its last answer.
+    /// Answers the reader if it waits and what it waits for is there; closes the exchange with its last answer.
     private mutating func answerWaitingReader() -> Output {
         var output = Output()
         answerWaitingReader(into: &output)
         return output
     }
 
-    /// ``answerWaitingReader()`` writing into `output`: one value for the whole decision, where
-    /// returning it from each branch copied it (its payloads are resilient types on Linux).
+    /// ``answerWaitingReader()`` writing into `output`, so no branch copies it (its payloads are resilient on Linux).
     private mutating func answerWaitingReader(into output: inout Output) {
         guard let waiting else { return }
         if phase == .closed {

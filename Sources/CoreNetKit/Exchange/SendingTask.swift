@@ -8,15 +8,13 @@
 
 import Foundation
 
-/// The exchange of a transport that implements ``Transport/send(_:)``: a Task that sends the
-/// request, reports the head, then pulls the body one chunk at a time as the pipeline asks for
-/// more, and reports its end or failure. Cancelling it cancels the Task (the transport closes
-/// the connection).
+/// The exchange of a transport that implements ``Transport/send(_:)``: a Task that sends the request, reports the head,
+/// then pulls the body one chunk at a time as the pipeline asks for more, and reports its end or failure. Cancelling it
+/// cancels the Task (the transport closes the connection).
 final class SendingTask: TransportExchange {
-    /// How far the pull may run ahead of the reader: every chunk it pulls needs a credit, the
-    /// reader's requests for more give them, and it starts with two (the first chunk and, for a
-    /// small body, its end), so a small response reaches the reader in one wake-up and a large one
-    /// is read from the transport no faster than the pipeline reads it.
+    /// How far the pull may run ahead of the reader: each pulled chunk takes a credit, the reader's requests for more
+    /// give them, and it starts with two (the first chunk and, for a small body, its end), so a small response reaches
+    /// the reader in one wake-up and a large one is read from the transport no faster than the pipeline reads it.
     private struct Flow {
         var credits = 2
         var cancelled = false
@@ -76,8 +74,7 @@ final class SendingTask: TransportExchange {
         task.withLock { $0 }?.cancel()
     }
 
-    /// Takes a credit to pull one chunk, waiting for one if there is none; `false` once the
-    /// exchange was cancelled.
+    /// Takes a credit to pull one chunk, waiting for one if there is none; `false` once the exchange was cancelled.
     private static func mayPull(_ flow: Locked<Flow>) async -> Bool {
         while true {
             let taken: Bool? = flow.withLock { flow in
