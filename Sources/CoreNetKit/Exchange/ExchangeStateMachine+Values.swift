@@ -88,7 +88,7 @@ extension ExchangeStateMachine {
         case cancel
     }
 
-    /// What to do after an event, outside the lock.
+    /// What to do after an event (see ``ExchangeStateMachine`` for which part runs under the driver's lock).
     struct Output {
         var answer: Answer?
         var command: Command?

@@ -14,8 +14,8 @@ import Foundation
 /// and idle timeout, the head, the body's chunks with their backpressure, how the transport ended, who waits for what),
 /// so that "the head is delivered", "the body ended" and "the exchange failed" are each decided in one place. Events
 /// come from the transport (``TransportEvents``), the body's reader and the timer; each returns an ``Output`` that
-/// ``ExchangeDriver`` carries out after its lock: answer the reader, tell the transport to pause, go on or cancel, and
-/// set the timer. Times are durations on the configuration's clock since the exchange began.
+/// ``ExchangeDriver`` carries out: pause, resume and the timer under its lock (so they happen in the order decided), the
+/// reader's answer and a cancel after it. Times are durations on the configuration's clock since the exchange began.
 ///
 /// The phases, in order:
 /// ```

@@ -44,9 +44,10 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     private let load: PageLoader
     let state: Locked<IteratorState<Position, Page>>
 
-    /// Creates a paginator that starts at `start` (also where ``reset()`` goes back to), or where `snapshot` stood.
+    /// Creates a paginator that starts at `start`, or where `snapshot` stood.
     ///
     /// - Parameters:
+    ///   - start: the position of the first page, and where ``reset()`` goes back to.
     ///   - snapshot: a ``snapshot`` taken earlier; when given, paging continues there and `start` is ignored.
     ///   - queue: the queue handlers run on; ``NetworkConfiguration/callbackQueue`` of
     ///     ``NetworkConfiguration/default`` when `nil`.

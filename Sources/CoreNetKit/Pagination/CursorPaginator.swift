@@ -34,11 +34,13 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
 {
     private let history: Locked<CursorHistory>
 
-    /// Creates a paginator for a cursor API; `snapshot` and `queue` work as for ``BaseIteratableContext``.
+    /// Creates a paginator for a cursor API.
     ///
     /// - Parameters:
     ///   - startCursor: the cursor of the first page (`nil`: the top), and where
     ///     ``BaseIteratableContext/reset()`` goes back to.
+    ///   - snapshot: a snapshot taken earlier; when given, paging continues there and `startCursor` is ignored.
+    ///   - queue: the queue handlers run on; the default configuration's callback queue when `nil`.
     ///   - load: returns the context of the request for the page at `cursor`; called once per page request, on the
     ///     thread that calls ``BaseIteratableContext/moveNext()``.
     public init<Response: CursorPageResponse>(

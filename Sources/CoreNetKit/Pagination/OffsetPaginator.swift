@@ -31,11 +31,13 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
     /// How many items each page asks for.
     public let pageSize: Int
 
-    /// Creates a paginator for an offset/limit API; `snapshot` and `queue` work as for ``BaseIteratableContext``.
+    /// Creates a paginator for an offset/limit API.
     ///
     /// - Parameters:
     ///   - pageSize: below 1, every page fails with ``BaseServerError`` coded `invalidRequest`.
     ///   - startOffset: the offset of the first page, and where ``BaseIteratableContext/reset()`` goes back to.
+    ///   - snapshot: a snapshot taken earlier; when given, paging continues there and `startOffset` is ignored.
+    ///   - queue: the queue handlers run on; the default configuration's callback queue when `nil`.
     ///   - load: returns the context of the request for `limit` items from `offset`; called once per page request,
     ///     on the thread that calls ``BaseIteratableContext/moveNext()``.
     public init<Response: OffsetPageResponse>(
