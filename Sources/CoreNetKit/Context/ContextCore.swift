@@ -29,27 +29,11 @@ struct ContextCore: Sendable {
 
     /// Runs `block` on ``queue`` after every block enqueued before it.
     func async(_ block: @escaping @Sendable () -> Void) {
-        let schedule = object.withState { Self.enqueue(block, in: &$0) }
-        if schedule { queue.async { self.drain() } }
-    }
-
-    /// Enqueues `block` under the lock; `true` when the caller must schedule a drain (outside it).
-    private static func enqueue(_ block: @escaping @Sendable () -> Void, in state: inout ContextState) -> Bool {
-        state.pending.append(block)
-        guard !state.drainScheduled else { return false }
-        state.drainScheduled = true
-        return true
+        if object.withState({ $0.pending.append(block) }) { queue.async { self.drain() } }
     }
 
     private func drain() {
-        while true {
-            let blocks: [@Sendable () -> Void] = object.withState { state in
-                let blocks = state.pending
-                state.pending = []
-                if blocks.isEmpty { state.drainScheduled = false }
-                return blocks
-            }
-            if blocks.isEmpty { return }
+        while case let blocks = object.withState({ $0.pending.take() }), !blocks.isEmpty {
             for block in blocks { block() }
         }
     }
@@ -59,18 +43,10 @@ struct ContextCore: Sendable {
     var isFinished: Bool { object.withState { $0.isFinished } }
 
     var isFromCache: Bool {
-        object.withState {
-            if case .success(_, let fromCache) = $0.outcome { return fromCache }
-            return false
-        }
+        object.withState { if case .success(_, let fromCache) = $0.outcome { fromCache } else { false } }
     }
 
-    var isCancelled: Bool {
-        object.withState {
-            if case .cancelled = $0.outcome { return true }
-            return false
-        }
-    }
+    var isCancelled: Bool { object.withState { if case .cancelled = $0.outcome { true } else { false } } }
 
     // MARK: Handlers
 
@@ -282,7 +258,7 @@ struct ContextCore: Sendable {
             // progress enqueued here always runs before them and none after.
             var schedule = false
             if !handlers.isEmpty {
-                schedule = Self.enqueue({ for handler in handlers { handler(progress) } }, in: &state)
+                schedule = state.pending.append { for handler in handlers { handler(progress) } }
             }
             return (state.progressObservers, schedule)
         }
@@ -330,7 +306,7 @@ struct ContextCore: Sendable {
             }
             // Under the lock for the same reason as in `emitProgress`.
             guard let last else { return false }
-            return Self.enqueue({ handler(last) }, in: &state)
+            return state.pending.append { handler(last) }
         }
         if schedule { queue.async { self.drain() } }
     }

@@ -46,9 +46,8 @@ struct ContextState {
     var progressObservers: [@Sendable (TransferProgress, TransferDirection) -> Void] = []
     /// Registers a waiter for a download pipeline's end; kept past the terminal event, when it is asked for.
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)?
-    /// Blocks to run on the callback queue in order (``ContextCore/async(_:)``), and whether a drain is scheduled.
-    var pending: [@Sendable () -> Void] = []
-    var drainScheduled = false
+    /// Blocks to run on the callback queue in order (``ContextCore/async(_:)``).
+    var pending = PendingBlocks()
 
     mutating func finish(with outcome: ContextOutcome) {
         self.outcome = outcome
