@@ -95,10 +95,6 @@ extension RequestTransfer {
         }
     }
 
-    func resumeOutcome(of statusCode: Int) -> ResumeOutcome {
-        state.withLock { $0.resume.outcome(of: statusCode) }
-    }
-
     /// Removes the resume headers and the kept bytes: the next attempt asks for the whole file.
     func dropResume(from request: inout TransportRequest) {
         request.setValue(nil, forHTTPHeaderField: "Range")
@@ -108,11 +104,7 @@ extension RequestTransfer {
     }
 
     func dropPartial() {
-        let partial: DownloadResumeData? = state.withLock { state in
-            defer { state.resume.partial = nil }
-            return state.resume.partial
-        }
-        partial?.removePartialFile()
+        state.withLock { $0.resume.partial.take() }?.removePartialFile()
     }
 
     /// Appends the range that arrived (in `scratch`, or in memory) to the kept bytes and checks the announced total.
