@@ -101,11 +101,7 @@ struct ServerSentEventParser {
 
     /// Starts a new connection: drops the event being read and its ID; the last event ID and retry time stay.
     mutating func reconnected() {
-        eventType = ""
-        data = ""
-        hasData = false
-        idBuffer = lastEventId
-        atStart = true
+        self = ServerSentEventParser(lastEventId: lastEventId, retry: retry)
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
