@@ -145,8 +145,8 @@ struct ContextCore: Sendable {
         // Moved out of the optional: a plain `guard let` would copy every list (and destroy both).
         guard let taken = consume recipients else { return }
         if case .cancelled = outcome { taken.cancelAction?.perform(for: self) }
-        if let waiter = taken.waiter { Self.resume(waiter, with: outcome) }
-        for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
+        if let waiter = taken.waiter { waiter.resume(with: outcome.result) }
+        for waiter in taken.moreWaiters { waiter.resume(with: outcome.result) }
         for observer in taken.observers { observer(outcome) }
         switch outcome {
         case .success:
@@ -208,15 +208,7 @@ struct ContextCore: Sendable {
             }
             return outcome
         }
-        if let outcome { Self.resume(waiter, with: outcome) }
-    }
-
-    private static func resume(_ waiter: CheckedContinuation<any Sendable, any Error>, with outcome: ContextOutcome) {
-        switch outcome {
-        case .success(let model, _): waiter.resume(returning: model)
-        case .failure(let error): waiter.resume(throwing: error)
-        case .cancelled: waiter.resume(throwing: BaseServerError.cancelled)
-        }
+        if let outcome { waiter.resume(with: outcome.result) }
     }
 
     /// Whether an internal observer or an awaiting Task waits for the outcome (for chaining tests).

@@ -15,6 +15,15 @@ enum ContextOutcome: Sendable {
     case success(any Sendable, fromCache: Bool)
     case failure(any Error)
     case cancelled
+
+    /// What an awaiting Task gets: cancellation throws ``BaseServerError`` `cancelled`.
+    var result: Result<any Sendable, any Error> {
+        switch self {
+        case .success(let model, _): .success(model)
+        case .failure(let error): .failure(error)
+        case .cancelled: .failure(BaseServerError.cancelled)
+        }
+    }
 }
 
 /// A context's mutable state, under one lock; handlers are stored erased.
