@@ -58,8 +58,7 @@ extension RequestTransfer {
         if let adopt, let destination = Self.destination(of: serverRequest) {
             self.adopt(adopt, url: request.url, destination: destination)
         }
-        let resume = state.withLock { $0.resume.rangeToAsk() }
-        if let resume {
+        if let resume = state.withLock({ $0.resume.rangeToAsk() }) {
             request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
         }
@@ -122,8 +121,7 @@ extension RequestTransfer {
                 code: .fileAccess, message: "could not append to \(partial.partialFileURL.path)", underlyingError: error
             )
         }
-        let total = state.withLock { $0.resume.head?.contentRange?.total }
-        if let total, size != total {
+        if let total = state.withLock({ $0.resume.head?.contentRange?.total }), size != total {
             dropPartial()
             throw BaseServerError(
                 code: .connectionLost, statusCode: 206,
