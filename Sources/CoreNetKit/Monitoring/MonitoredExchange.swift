@@ -257,12 +257,11 @@ extension MonitoredExchange.Body {
     }
 
     private init(text: String, size: Int, isTruncated: Bool, mimeType: String, limit: Int) {
-        guard text.utf8.count > limit else {
-            self.init(storage: .text(text), isBase64: false, size: size, isTruncated: isTruncated, mimeType: mimeType)
-            return
-        }
-        let cut = String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
-        self.init(storage: .text(cut), isBase64: false, size: size, isTruncated: true, mimeType: mimeType)
+        let fits = text.utf8.count <= limit
+        let shown =
+            fits ? text : String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
+        self.init(
+            storage: .text(shown), isBase64: false, size: size, isTruncated: isTruncated || !fits, mimeType: mimeType)
     }
 
     /// `bytes` without the UTF-8 character its end cuts, if any.
