@@ -134,12 +134,10 @@ enum RequestEncoder {
         }
         var items: [(String, String)] = []
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            if case .array(let elements) = value {
-                for element in elements { items.append((key, try scalar(element, key: key))) }
-            } else if case .null = value {
-                continue
-            } else {
-                items.append((key, try scalar(value, key: key)))
+            switch value {
+            case .array(let elements): for element in elements { items.append((key, try scalar(element, key: key))) }
+            case .null: continue
+            default: items.append((key, try scalar(value, key: key)))
             }
         }
         return items
