@@ -52,13 +52,10 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
 
     /// Registers `receive` for the pipeline's end before cancelling, lest it miss it; `nil` at once if no download.
     private func cancelCollectingResumeData(_ receive: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        guard let source = core.resumeDataSource else {
-            cancel()
-            receive(nil)
-            return
-        }
-        source(receive)
+        let source = core.resumeDataSource
+        source?(receive)
         cancel()
+        if source == nil { receive(nil) }
     }
 
     /// Lets ``cancel(producingResumeData:)`` wait for the end of the download's pipeline.

@@ -29,27 +29,11 @@ struct ContextCore: Sendable {
 
     /// Runs `block` on ``queue`` after every block enqueued before it.
     func async(_ block: @escaping @Sendable () -> Void) {
-        let schedule = object.withState { Self.enqueue(block, in: &$0) }
-        if schedule { queue.async { self.drain() } }
-    }
-
-    /// Enqueues `block` under the lock; `true` when the caller must schedule a drain (outside it).
-    private static func enqueue(_ block: @escaping @Sendable () -> Void, in state: inout ContextState) -> Bool {
-        state.pending.append(block)
-        guard !state.drainScheduled else { return false }
-        state.drainScheduled = true
-        return true
+        if object.withState({ $0.pending.append(block) }) { queue.async { self.drain() } }
     }
 
     private func drain() {
-        while true {
-            let blocks: [@Sendable () -> Void] = object.withState { state in
-                let blocks = state.pending
-                state.pending = []
-                if blocks.isEmpty { state.drainScheduled = false }
-                return blocks
-            }
-            if blocks.isEmpty { return }
+        while case let blocks = object.withState({ $0.pending.take() }), !blocks.isEmpty {
             for block in blocks { block() }
         }
     }
@@ -59,18 +43,10 @@ struct ContextCore: Sendable {
     var isFinished: Bool { object.withState { $0.isFinished } }
 
     var isFromCache: Bool {
-        object.withState {
-            if case .success(_, let fromCache) = $0.outcome { return fromCache }
-            return false
-        }
+        object.withState { if case .success(_, let fromCache) = $0.outcome { fromCache } else { false } }
     }
 
-    var isCancelled: Bool {
-        object.withState {
-            if case .cancelled = $0.outcome { return true }
-            return false
-        }
-    }
+    var isCancelled: Bool { object.withState { if case .cancelled = $0.outcome { true } else { false } } }
 
     // MARK: Handlers
 
@@ -169,8 +145,8 @@ struct ContextCore: Sendable {
         // Moved out of the optional: a plain `guard let` would copy every list (and destroy both).
         guard let taken = consume recipients else { return }
         if case .cancelled = outcome { taken.cancelAction?.perform(for: self) }
-        if let waiter = taken.waiter { Self.resume(waiter, with: outcome) }
-        for waiter in taken.moreWaiters { Self.resume(waiter, with: outcome) }
+        if let waiter = taken.waiter { waiter.resume(with: outcome.result) }
+        for waiter in taken.moreWaiters { waiter.resume(with: outcome.result) }
         for observer in taken.observers { observer(outcome) }
         switch outcome {
         case .success:
@@ -232,15 +208,7 @@ struct ContextCore: Sendable {
             }
             return outcome
         }
-        if let outcome { Self.resume(waiter, with: outcome) }
-    }
-
-    private static func resume(_ waiter: CheckedContinuation<any Sendable, any Error>, with outcome: ContextOutcome) {
-        switch outcome {
-        case .success(let model, _): waiter.resume(returning: model)
-        case .failure(let error): waiter.resume(throwing: error)
-        case .cancelled: waiter.resume(throwing: BaseServerError.cancelled)
-        }
+        if let outcome { waiter.resume(with: outcome.result) }
     }
 
     /// Whether an internal observer or an awaiting Task waits for the outcome (for chaining tests).
@@ -282,7 +250,7 @@ struct ContextCore: Sendable {
             // progress enqueued here always runs before them and none after.
             var schedule = false
             if !handlers.isEmpty {
-                schedule = Self.enqueue({ for handler in handlers { handler(progress) } }, in: &state)
+                schedule = state.pending.append { for handler in handlers { handler(progress) } }
             }
             return (state.progressObservers, schedule)
         }
@@ -330,7 +298,7 @@ struct ContextCore: Sendable {
             }
             // Under the lock for the same reason as in `emitProgress`.
             guard let last else { return false }
-            return Self.enqueue({ handler(last) }, in: &state)
+            return state.pending.append { handler(last) }
         }
         if schedule { queue.async { self.drain() } }
     }

@@ -15,6 +15,15 @@ enum ContextOutcome: Sendable {
     case success(any Sendable, fromCache: Bool)
     case failure(any Error)
     case cancelled
+
+    /// What an awaiting Task gets: cancellation throws ``BaseServerError`` `cancelled`.
+    var result: Result<any Sendable, any Error> {
+        switch self {
+        case .success(let model, _): .success(model)
+        case .failure(let error): .failure(error)
+        case .cancelled: .failure(BaseServerError.cancelled)
+        }
+    }
 }
 
 /// A context's mutable state, under one lock; handlers are stored erased.
@@ -46,9 +55,8 @@ struct ContextState {
     var progressObservers: [@Sendable (TransferProgress, TransferDirection) -> Void] = []
     /// Registers a waiter for a download pipeline's end; kept past the terminal event, when it is asked for.
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)?
-    /// Blocks to run on the callback queue in order (``ContextCore/async(_:)``), and whether a drain is scheduled.
-    var pending: [@Sendable () -> Void] = []
-    var drainScheduled = false
+    /// Blocks to run on the callback queue in order (``ContextCore/async(_:)``).
+    var pending = PendingBlocks()
 
     mutating func finish(with outcome: ContextOutcome) {
         self.outcome = outcome

@@ -198,7 +198,7 @@ struct JoinedContexts: Sequence {
     }
 
     mutating func append(_ context: ContextCore) {
-        if first == nil && rest.isEmpty {
+        if isEmpty {
             first = context
         } else {
             rest.append(context)
@@ -220,12 +220,6 @@ struct JoinedContexts: Sequence {
         var first: ContextCore?
         var rest: IndexingIterator<[ContextCore]>
 
-        mutating func next() -> ContextCore? {
-            if let context = first {
-                first = nil
-                return context
-            }
-            return rest.next()
-        }
+        mutating func next() -> ContextCore? { first.take() ?? rest.next() }
     }
 }

@@ -49,13 +49,7 @@ extension RequestContext {
         let model = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
                 waiter.set(continuation)
-                core.observe { outcome in
-                    switch outcome {
-                    case .success(let model, _): waiter.resume(.success(model))
-                    case .failure(let error): waiter.resume(.failure(error))
-                    case .cancelled: waiter.resume(.failure(BaseServerError.cancelled))
-                    }
-                }
+                core.observe { waiter.resume($0.result) }
             }
         } onCancel: {
             waiter.resume(.failure(BaseServerError.cancelled))

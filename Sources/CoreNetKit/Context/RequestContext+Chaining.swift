@@ -17,7 +17,7 @@ extension RequestContext {
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Model) throws -> T) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }
-        forwardProgress(to: next)
+        core.forwardProgress(to: next.core)
         observeCache { model in
             if let mapped = try? transform(model) { next.emitCache(data: mapped) }
         }
@@ -45,14 +45,14 @@ extension RequestContext {
     ) -> ActiveRequestContext<T> {
         let next = ActiveRequestContext<T>(requestId: chainedId, queue: queue)
         next.setCancelAction { [self] in self.cancel() }
-        forwardProgress(to: next)
+        core.forwardProgress(to: next.core)
         observe { outcome in
             switch outcome {
             case .success(let model, _):
                 let second = transform(Self.typed(model))
                 next.setCancelAction { second.cancel() }
-                next.restartProgress()
-                second.forwardProgress(to: next)
+                next.core.restartProgress()
+                second.core.forwardProgress(to: next.core)
                 // The second context's outcome is already erased and of `T`: passed on as it is.
                 second.observe { outcome in next.core.finish(outcome) }
             case .failure(let error): next.emit(error: error)

@@ -23,7 +23,7 @@ extension RequestContext {
     /// ```
     @discardableResult
     public func onUploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
-        addProgressHandler(handler, for: .upload)
+        core.addProgressHandler(handler, for: .upload)
         return self
     }
 
@@ -34,29 +34,12 @@ extension RequestContext {
     /// ``TransferProgress/totalBytes`` is `nil` and the fraction stays `0.0` until the end.
     @discardableResult
     public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
-        addProgressHandler(handler, for: .download)
+        core.addProgressHandler(handler, for: .download)
         return self
     }
 
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
         core.emitProgress(progress, for: direction)
-    }
-
-    var watchesProgress: Bool { core.watchesProgress }
-
-    func forwardProgress<T: Sendable>(to next: RequestContext<T>) {
-        core.forwardProgress(to: next.core)
-    }
-
-    func restartProgress() {
-        core.restartProgress()
-    }
-
-    private func addProgressHandler(
-        _ handler: @escaping @Sendable (TransferProgress) -> Void,
-        for direction: TransferDirection
-    ) {
-        core.addProgressHandler(handler, for: direction)
     }
 }
 

@@ -29,9 +29,7 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
     /// The queue every handler runs on.
     public var queue: DispatchQueue { core.queue }
 
-    init(queue: DispatchQueue) {
-        self.core = ContextCore(queue: queue)
-    }
+    init(queue: DispatchQueue) { core = ContextCore(queue: queue) }
 
     /// Whether the terminal event (or cancellation) has happened: `true` once the outcome is decided, which is when
     /// ``value`` returns; its handlers are queued on ``queue`` then and may not have run yet.

@@ -71,15 +71,10 @@ extension LogRedactor {
 
     /// The `boundary` parameter of a `multipart/…` content type, else the first line of a body starting `--<boundary>`.
     static func multipartBoundary(contentType: String?, body: Data) -> String? {
-        if let contentType, startsCaseInsensitive(contentType, with: "multipart/") {
-            for parameter in contentType.split(separator: ";").dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map {
-                    $0.trimmingCharacters(in: .whitespaces)
-                }
-                if pair.count == 2, pair[0].lowercased() == "boundary" {
-                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                }
-            }
+        if let contentType, startsCaseInsensitive(contentType, with: "multipart/"),
+            let boundary = parameter("boundary", in: contentType)
+        {
+            return boundary
         }
         // Two bytes compared as such: `starts(with:)` over `Data` goes through its iterator.
         guard body.count >= 2, body[body.startIndex] == UInt8(ascii: "-"),
@@ -92,15 +87,12 @@ extension LogRedactor {
 
     /// One line per part, its content as `shown(_:secrets:)` says or its size.
     private static func redact(multipart body: Data, boundary: String, secrets: [String]) -> String {
-        var lines: [String] = []
-        for part in multipartParts(body, boundary: boundary) {
+        let text = multipartParts(body, boundary: boundary).map { part in
             var line = "[part name=\"\(part.name ?? "")\""
             if let filename = part.filename { line += " filename=\"\(filename)\"" }
             if let type = part.contentType { line += " type=\"\(type)\"" }
-            line += "] " + (shown(part, secrets: secrets) ?? "<\(part.content.count) bytes>")
-            lines.append(line)
-        }
-        let text = lines.joined(separator: "\n")
+            return line + "] " + (shown(part, secrets: secrets) ?? "<\(part.content.count) bytes>")
+        }.joined(separator: "\n")
         return text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "…" : text
     }
 
@@ -148,16 +140,7 @@ extension LogRedactor {
     static func multipartParts(_ body: Data, boundary: String) -> [LoggedPart] {
         let bytes = [UInt8](body.prefix(1 << 20))
         let delimiter = Array("--\(boundary)".utf8)
-        var starts: [Int] = []
-        var index = 0
-        while index + delimiter.count <= bytes.count {
-            if bytes[index] == delimiter[0], Array(bytes[index..<index + delimiter.count]) == delimiter {
-                starts.append(index)
-                index += delimiter.count
-            } else {
-                index += 1
-            }
-        }
+        let starts = bytes.ranges(of: delimiter).map(\.lowerBound)
         var parts: [LoggedPart] = []
         for (position, start) in starts.enumerated() where position + 1 < starts.count {
             var chunk = Array(bytes[start + delimiter.count..<starts[position + 1]])
@@ -168,7 +151,7 @@ extension LogRedactor {
             if chunk.starts(with: [13, 10]) {  // no headers: the content follows the blank line
                 head = ""
                 part = LoggedPart(content: Array(chunk.dropFirst(2)))
-            } else if let split = headerEnd(chunk) {
+            } else if let split = chunk.firstRange(of: [13, 10, 13, 10])?.lowerBound {
                 head = String(decoding: chunk[..<split], as: UTF8.self)
                 part = LoggedPart(content: Array(chunk[(split + 4)...]))
             } else {
@@ -187,14 +170,6 @@ extension LogRedactor {
             parts.append(part)
         }
         return parts
-    }
-
-    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index..<index + 4].elementsEqual([13, 10, 13, 10]) {
-            return index
-        }
-        return nil
     }
 
     /// The quoted or bare value of `name=` in a header line.

@@ -17,12 +17,13 @@ extension LogRedactor {
     /// The values of credential headers (also the part after the scheme, and each cookie), token-like query items
     /// and body fields (in-memory bodies only). Values under 4 characters are left out: masking them would mask
     /// unrelated text.
-    static func secretValues(headers: [(name: String, value: String)], url: URL?, body: Data?) -> [String] {
+    static func secretValues(of request: TransportRequest) -> [String] {
         var carrying: [Bool] = []
-        return secretValues(headers: headers, url: url, body: body, carrying: &carrying)
+        return secretValues(
+            headers: request.headers.fields, url: request.url, body: request.body.data, carrying: &carrying)
     }
 
-    /// ``redact(headers:secrets:)`` with the request's ``secretValues(headers:url:body:)``, and those values, testing
+    /// ``redact(headers:secrets:)`` with the request's ``secretValues(of:)``, and those values, testing
     /// each field only once.
     static func redactRequest(
         headers: [(name: String, value: String)], url: URL?, body: Data?
@@ -98,11 +99,6 @@ extension LogRedactor {
             }
         }
         return values
-    }
-
-    static func secretValues(of request: TransportRequest) -> [String] {
-        secretValues(
-            headers: request.headers.fields, url: request.url, body: request.body.data)
     }
 
     /// As written; a `name` without `=` has no value.

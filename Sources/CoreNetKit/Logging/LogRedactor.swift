@@ -65,7 +65,7 @@ public enum LogRedactor {
         redact(headers: headers, secrets: [])
     }
 
-    /// Also masks fields containing one of `secrets` (``secretValues(headers:url:body:)``), such as a response header
+    /// Also masks fields containing one of `secrets` (``secretValues(of:)``), such as a response header
     /// echoing the request's `Authorization`.
     static func redact(headers: [(name: String, value: String)], secrets: [String]) -> [(name: String, value: String)] {
         headers.map { field in

@@ -74,8 +74,7 @@ public final class HostMetricsMonitor: NetworkEventMonitor {
 
     /// The metrics of every host seen so far.
     public func snapshot() -> [String: HostMetrics] {
-        let hosts = hosts.withLock { $0 }
-        return hosts.mapValues { host in
+        hosts.withLock { $0 }.mapValues { host in
             let sorted = host.samples.sorted()
             return HostMetrics(
                 requests: host.requests, errors: host.errors, p50: Self.percentile(0.5, of: sorted),

@@ -19,17 +19,9 @@ public struct MonitoredRequest: Sendable, Hashable {
     /// The host the request goes to, `"-"` when none; read it here, not from ``url`` (which may not parse).
     public var host: String { hostURL?.host ?? otherHostURL?.host ?? "-" }
     /// ``host`` is read lazily: `URL.host` decodes, and most monitors never ask.
-    private let hostURL: URL?
+    let hostURL: URL?
     /// The request's base URL, when ``hostURL`` has no host.
-    private let otherHostURL: URL?
-
-    init(id: String, method: HTTPMethod, url: String, hostURL: URL?, otherHostURL: URL?) {
-        self.id = id
-        self.method = method
-        self.url = url
-        self.hostURL = hostURL
-        self.otherHostURL = otherHostURL
-    }
+    let otherHostURL: URL?
 
     /// ``url`` when it is the redaction of `sent`, so an exchange's URL is not redacted twice.
     func redactedURL(of sent: URL) -> String? {

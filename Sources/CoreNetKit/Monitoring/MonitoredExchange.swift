@@ -39,18 +39,6 @@ public struct MonitoredExchange: Sendable {
             case utf8(Data)
         }
 
-        init(
-            text: Storage, isBase64: Bool, size: Int, isTruncated: Bool, mimeType: String,
-            parameters: [Parameter]? = nil
-        ) {
-            self.storage = text
-            self.isBase64 = isBase64
-            self.size = size
-            self.isTruncated = isTruncated
-            self.mimeType = mimeType
-            self.parameters = parameters
-        }
-
         func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
             switch storage {
             case .text(var text): text.withUTF8(body)
@@ -214,7 +202,7 @@ extension MonitoredExchange.Body {
         }
         guard let length = body.length, length > 0 || body.isStream else { return nil }
         self.init(
-            text: .text(""), isBase64: false, size: Int(length), isTruncated: true,
+            storage: .text(""), isBase64: false, size: Int(length), isTruncated: true,
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
@@ -253,7 +241,7 @@ extension MonitoredExchange.Body {
         let text = truncated ? Self.completeCharacters(shown) : shown
         guard Self.isUTF8(text) else {
             self.init(
-                text: .text(shown.base64EncodedString()), isBase64: true, size: size, isTruncated: truncated,
+                storage: .text(shown.base64EncodedString()), isBase64: true, size: size, isTruncated: truncated,
                 mimeType: mimeType)
             return
         }
@@ -264,17 +252,16 @@ extension MonitoredExchange.Body {
         }
         // Kept as bytes, copied out of a longer body so that the exchange does not keep all of it.
         self.init(
-            text: .utf8(truncated ? Data(text) : text), isBase64: false, size: size, isTruncated: truncated,
+            storage: .utf8(truncated ? Data(text) : text), isBase64: false, size: size, isTruncated: truncated,
             mimeType: mimeType)
     }
 
     private init(text: String, size: Int, isTruncated: Bool, mimeType: String, limit: Int) {
-        guard text.utf8.count > limit else {
-            self.init(text: .text(text), isBase64: false, size: size, isTruncated: isTruncated, mimeType: mimeType)
-            return
-        }
-        let cut = String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
-        self.init(text: .text(cut), isBase64: false, size: size, isTruncated: true, mimeType: mimeType)
+        let fits = text.utf8.count <= limit
+        let shown =
+            fits ? text : String(decoding: Self.completeCharacters(Data(text.utf8.prefix(limit))), as: UTF8.self)
+        self.init(
+            storage: .text(shown), isBase64: false, size: size, isTruncated: isTruncated || !fits, mimeType: mimeType)
     }
 
     /// `bytes` without the UTF-8 character its end cuts, if any.

@@ -88,19 +88,11 @@ final class RequestMonitoring: Sendable {
     }
 
     private func current(_ state: inout State) -> MonitoredRequest {
-        if let prepared = state.prepared {
-            state.prepared = nil
-            if let url = try? prepared.url(encoder: encoder) { report(url, in: &state) }
+        if let prepared = state.prepared.take(), let url = try? prepared.url(encoder: encoder) {
+            report(url, in: &state)
         }
         if let request = state.request { return request }
-        if let url = state.url {
-            let monitored = MonitoredRequest(
-                id: id, method: created.method, url: LogRedactor.redact(url: url), hostURL: url,
-                otherHostURL: created.baseUrl)
-            state.request = monitored
-            return monitored
-        }
-        let url = try? created.url(encoder: encoder)
+        let url = state.url ?? (try? created.url(encoder: encoder))
         let monitored = MonitoredRequest(
             id: id, method: created.method,
             url: url.map(LogRedactor.redact(url:))
@@ -224,10 +216,9 @@ final class RequestMonitoring: Sendable {
             return
         }
         let total = started.elapsed()
-        var stages: [RequestMetrics.StageTiming] = []
-        for index in inclusive.indices {
+        let stages = inclusive.indices.map { index in
             let inner = index + 1 < inclusive.count ? inclusive[index + 1] : .zero
-            stages.append(.init(stage: stageNames[index], duration: max(inclusive[index] - inner, .zero)))
+            return RequestMetrics.StageTiming(stage: stageNames[index], duration: max(inclusive[index] - inner, .zero))
         }
         let metrics = RequestMetrics(outcome: outcome, totalDuration: total, attempts: attempts, stages: stages)
         let finished: Event = { monitor, request in monitor.request(request, didFinish: metrics) }

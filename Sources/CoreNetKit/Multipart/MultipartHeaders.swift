@@ -22,7 +22,7 @@ enum MultipartHeaders {
         }
         var lines = ["Content-Disposition: " + disposition]
         if let mimeType = part.resolvedMimeType {
-            guard !mimeType.isEmpty, isValidValue(mimeType) else {
+            guard !mimeType.isEmpty, RequestEncoder.isValidHeader(value: mimeType) else {
                 throw BaseServerError.invalidRequest(
                     "the MIME type of the part \"\(quoted(part.name).text)\" is not allowed")
             }
@@ -35,7 +35,7 @@ enum MultipartHeaders {
                     "the part \"\(quoted(part.name).text)\" sets \(name) in headers; use its name, filename and mimeType"
                 )
             }
-            guard isValidName(name), isValidValue(value) else {
+            guard RequestEncoder.isValidHeader(name: name), RequestEncoder.isValidHeader(value: value) else {
                 throw BaseServerError.invalidRequest(
                     "the part \"\(quoted(part.name).text)\" has a header name or value that is not allowed")
             }
@@ -85,15 +85,5 @@ enum MultipartHeaders {
     private static func percentEncoded(_ byte: UInt8) -> String {
         let hex = Array("0123456789ABCDEF".unicodeScalars)
         return "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
-    }
-
-    /// A header name: visible ASCII without `:`.
-    private static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && !name.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: ":") })
-    }
-
-    /// A header value: no CR, LF or NUL.
-    private static func isValidValue(_ value: String) -> Bool {
-        !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
     }
 }

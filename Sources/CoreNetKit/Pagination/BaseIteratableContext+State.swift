@@ -9,11 +9,6 @@
 /// The mutable state of a ``BaseIteratableContext``, in one lock. Its methods decide and return what to do; the
 /// context acts on it after unlocking.
 struct IteratorState<Position: Sendable, Page: Sendable> {
-    enum Event {
-        case page(Page)
-        case failure(any Error)
-    }
-
     /// `token` tells the result of the request in flight from a stale one.
     struct InFlight {
         let token: Int
@@ -37,7 +32,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     var inFlight: InFlight?
     var lastToken = 0
     /// Events decided but not yet handed to handlers; a reset empties it.
-    var outbox: [Event] = []
+    var outbox: [Result<Page, any Error>] = []
     /// `pages` iterators waiting for the page in flight.
     var waiters: [OneShot<Page?>] = []
     var success: [@Sendable (Page) -> Void] = []
@@ -72,25 +67,22 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     mutating func finish(_ token: Int, _ outcome: ContextOutcome) -> Delivery? {
         guard inFlight?.token == token else { return nil }
         inFlight = nil
-        let result: Result<Page?, any Error>
+        let event: Result<Page, any Error>
         switch outcome {
         case .success(let model, _):
             let loaded = model as! LoadedPage<Page, Position>  // safe: see above
             next = loaded.next
             hasMore = loaded.hasMore
-            outbox.append(.page(loaded.page))
-            result = .success(loaded.page)
+            event = .success(loaded.page)
         case .failure(let error):
             // A server that repeats a cursor would be paged forever: that failure ends the paging.
             if (error as? BaseServerError)?.code == .repeatedCursor { hasMore = false }
-            outbox.append(.failure(error))
-            result = .failure(error)
-        case .cancelled:
-            outbox.append(.failure(BaseServerError.cancelled))
-            result = .failure(BaseServerError.cancelled)
+            event = .failure(error)
+        case .cancelled: event = .failure(BaseServerError.cancelled)
         }
+        outbox.append(event)
         defer { waiters = [] }
-        return Delivery(result: result, waiters: waiters)
+        return Delivery(result: event.map { $0 }, waiters: waiters)
     }
 
     /// Drops the page in flight: its result will be stale. The position stays.
@@ -117,7 +109,7 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
     }
 
     mutating func takeOutbox() -> (
-        events: [Event], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]
+        events: [Result<Page, any Error>], success: [@Sendable (Page) -> Void], failure: [@Sendable (any Error) -> Void]
     ) {
         defer { outbox = [] }
         return (outbox, success, failure)

@@ -160,7 +160,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         let taken = state.withLock { $0.takeOutbox() }
         for event in taken.events {
             switch event {
-            case .page(let page): for handler in taken.success { handler(page) }
+            case .success(let page): for handler in taken.success { handler(page) }
             case .failure(let error): for handler in taken.failure { handler(error) }
             }
         }

@@ -82,8 +82,7 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
     static func loaded<Response: CursorPageResponse>(
         _ response: Response, cursor: String?
     ) -> LoadedPage<CursorPage<Element>, String?> where Response.Element == Element {
-        var next = response.nextCursor
-        if next?.isEmpty == true { next = nil }
+        let next = response.nextCursor.flatMap { $0.isEmpty ? nil : $0 }
         let page = CursorPage(items: response.items, cursor: cursor, nextCursor: next)
         return LoadedPage(page, next: next, hasMore: next != nil)
     }

@@ -20,15 +20,12 @@ enum RequestEncoder {
         temporaryFiles: TemporaryFiles? = nil
     ) throws -> TransportRequest {
         let parts = try parts(of: request, encoder: encoder)
-        let body = parts.body
-        let contentType = parts.contentType
-        let multipart = parts.multipart
         let url = try url(of: request, query: parts.query)
         // Checked and copied in one pass.
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
-            guard isValidHeader(name: name, value: value) else {
+            guard isValidHeader(name: name), isValidHeader(value: value) else {
                 throw BaseServerError.invalidRequest("the header \"\(name)\" has a name or value that is not allowed")
             }
             fields.append((name, value))
@@ -44,14 +41,14 @@ enum RequestEncoder {
         }
         var encoded = TransportRequest(
             method: request.method, url: url, headers: HTTPHeaders(sortingByName: consume fields),
-            body: body.map { .data($0) } ?? .none, timeout: request.timeout ?? defaultTimeout)
+            body: parts.body.map { .data($0) } ?? .none, timeout: request.timeout ?? defaultTimeout)
         if let file = request.rawBodyFile, request.rawBody == nil {
             encoded.body = try .file(file)
         }
-        if let contentType, !encoded.headers.contains("Content-Type") {
+        if let contentType = parts.contentType, !encoded.headers.contains("Content-Type") {
             encoded.headers["Content-Type"] = contentType
         }
-        if let multipart {
+        if let multipart = parts.multipart {
             let form = try MultipartEncoder(multipart).encode(temporaryFiles: temporaryFiles)
             switch form.body {
             case .memory(let data): encoded.body = .data(data)
@@ -80,51 +77,44 @@ enum RequestEncoder {
 
     /// Where `request`'s parameters go: the query, a body and its type, or a multipart form.
     private static func parts(of request: ServerRequest, encoder: JSONEncoder) throws -> Parts {
-        var query: [(String, String)] = []
-        var multipart: MultipartData?
-        var body: Data?
-        var contentType: String?
+        if request.rawBody != nil || request.rawBodyFile != nil { return Parts(body: request.rawBody) }
         let inQuery = request.method.encodesParametersInQuery
-
-        if request.rawBody != nil || request.rawBodyFile != nil {
-            return Parts(query: [], multipart: nil, body: request.rawBody, contentType: nil)
-        }
+        var parts = Parts()
         switch request.parameters {
         case .none:
             break
         case .query(let parameters):
-            query = URLBuilder.items(parameters)
+            parts.query = URLBuilder.items(parameters)
         case .formURLEncoded(let parameters):
             if inQuery {
-                query = URLBuilder.items(parameters)
+                parts.query = URLBuilder.items(parameters)
             } else {
-                body = Data(URLBuilder.encode(URLBuilder.items(parameters)).utf8)
-                contentType = "application/x-www-form-urlencoded; charset=utf-8"
+                parts.body = Data(URLBuilder.encode(URLBuilder.items(parameters)).utf8)
+                parts.contentType = "application/x-www-form-urlencoded; charset=utf-8"
             }
         case .jsonObject(let json):
             if inQuery {
-                query = try flatten(json)
+                parts.query = try flatten(json)
             } else {
-                body = try encodeJSON(json, encoder)
-                contentType = "application/json; charset=utf-8"
+                parts.body = try encodeJSON(json, encoder)
+                parts.contentType = "application/json; charset=utf-8"
             }
         case .json(let value):
             let data = try encodeJSON(value, encoder)
             if inQuery {
-                query = try flatten(try JSON(data: data))
+                parts.query = try flatten(try JSON(data: data))
             } else {
-                body = data
-                contentType = "application/json; charset=utf-8"
+                parts.body = data
+                parts.contentType = "application/json; charset=utf-8"
             }
         case .multipart(let form):
             guard !inQuery else {
                 throw BaseServerError.invalidRequest(
                     "a multipart body needs POST, PUT or PATCH, not \(request.method.rawValue)")
             }
-            multipart = form
+            parts.multipart = form
         }
-
-        return Parts(query: query, multipart: multipart, body: body, contentType: contentType)
+        return parts
     }
 
     private static func encodeJSON(_ value: any Encodable, _ encoder: JSONEncoder) throws -> Data {
@@ -144,12 +134,10 @@ enum RequestEncoder {
         }
         var items: [(String, String)] = []
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            if case .array(let elements) = value {
-                for element in elements { items.append((key, try scalar(element, key: key))) }
-            } else if case .null = value {
-                continue
-            } else {
-                items.append((key, try scalar(value, key: key)))
+            switch value {
+            case .array(let elements): for element in elements { items.append((key, try scalar(element, key: key))) }
+            case .null: continue
+            default: items.append((key, try scalar(value, key: key)))
             }
         }
         return items
@@ -166,16 +154,20 @@ enum RequestEncoder {
         }
     }
 
-    /// Rejects header names and values that could split or inject header lines.
-    private static func isValidHeader(name: String, value: String) -> Bool {
+    /// Whether `name` can't split or inject header lines (visible ASCII, no `:`); also checks multipart parts.
+    static func isValidHeader(name: String) -> Bool {
         // On the contiguous bytes when available: the UTF-8 view's iterator cost several times more per byte.
-        func validName(_ bytes: some Collection<UInt8>) -> Bool {
+        func valid(_ bytes: some Collection<UInt8>) -> Bool {
             !bytes.isEmpty && !bytes.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F })
         }
-        func validValue(_ bytes: some Collection<UInt8>) -> Bool {
+        return name.utf8.withContiguousStorageIfAvailable(valid) ?? valid(name.utf8)
+    }
+
+    /// Whether `value` can't split or inject header lines: no CR, LF or NUL.
+    static func isValidHeader(value: String) -> Bool {
+        func valid(_ bytes: some Collection<UInt8>) -> Bool {
             !bytes.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
         }
-        return (name.utf8.withContiguousStorageIfAvailable(validName) ?? validName(name.utf8))
-            && (value.utf8.withContiguousStorageIfAvailable(validValue) ?? validValue(value.utf8))
+        return value.utf8.withContiguousStorageIfAvailable(valid) ?? valid(value.utf8)
     }
 }

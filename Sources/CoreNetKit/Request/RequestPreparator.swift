@@ -77,10 +77,8 @@ public struct CommonQueryPreparator: RequestPreparator, InPlacePreparator {
         case .none:
             request.parameters = .query(parameters)
         default:
-            var path = request.relativeUrl
-            let items = URLBuilder.items(parameters)
-            path += (path.contains("?") ? "&" : "?") + URLBuilder.encode(items)
-            request.relativeUrl = path
+            let query = URLBuilder.encode(URLBuilder.items(parameters))
+            request.relativeUrl += (request.relativeUrl.contains("?") ? "&" : "?") + query
         }
     }
 }

@@ -45,8 +45,7 @@ public struct DownloadedFile: Sendable, Hashable {
     }
 
     init(_ url: URL, response: ServerResponse) throws {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        guard let size = (attributes?[.size] as? NSNumber)?.int64Value else {
+        guard let size = RequestTransfer.size(of: url) else {
             throw BaseServerError(code: .fileAccess, message: "the downloaded file \(url.path) is gone")
         }
         self.init(url: url, size: size, contentType: response.headers["Content-Type"], statusCode: response.statusCode)

@@ -23,8 +23,5 @@ public enum ResponseResult<Model: Sendable>: Sendable {
     }
 
     /// Whether the result is a model read from the cache.
-    public var isFromCache: Bool {
-        if case .success(_, let fromCache) = self { return fromCache }
-        return false
-    }
+    public var isFromCache: Bool { if case .success(_, let fromCache) = self { fromCache } else { false } }
 }

@@ -95,9 +95,7 @@ public struct ServerResponse: Sendable {
     var jsonIfObject: JSON? {
         guard let first = data.first(where: { !$0.isWhitespaceByte }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-        else {
-            return nil
-        }
+        else { return nil }
         return try? json()
     }
 }

@@ -43,13 +43,9 @@ struct LineSplitter {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == 0x0A {
-                    if afterCR {
-                        afterCR = false
-                        start = index + 1
-                    } else {
-                        lines.append(try line(bytes, start..<index))
-                        start = index + 1
-                    }
+                    if !afterCR { lines.append(try line(bytes, start..<index)) }
+                    afterCR = false
+                    start = index + 1
                 } else if byte == 0x0D, breaks == .eventStream {
                     lines.append(try line(bytes, start..<index))
                     start = index + 1

@@ -46,14 +46,9 @@ public struct ResponseLines: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: ResponseStream.AsyncIterator
         var splitter: LineSplitter
-        private var pending: [String] = []
-        private var index = 0
-        private var ended = false
-
-        init(chunks: ResponseStream.AsyncIterator, splitter: LineSplitter) {
-            self.chunks = chunks
-            self.splitter = splitter
-        }
+        fileprivate var pending: [String] = []
+        fileprivate var index = 0
+        fileprivate var ended = false
 
         /// The next line, `nil` at the end of the body; throws the ``BaseServerError`` the request ended with.
         public mutating func next() async throws -> String? {
@@ -86,12 +81,7 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Sendable 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var lines: ResponseLines.AsyncIterator
         let decoder: JSONDecoder
-        private var number = 0
-
-        init(lines: ResponseLines.AsyncIterator, decoder: JSONDecoder) {
-            self.lines = lines
-            self.decoder = decoder
-        }
+        fileprivate var number = 0
 
         /// The next element, `nil` at the end; throws ``BaseServerError/Code-swift.struct/cantMapping`` for a line
         /// that doesn't decode, or the ``BaseServerError`` the request ended with.

@@ -169,10 +169,8 @@ final class StreamCall: Sendable {
 
     private func chunk(of stream: ResponseBodyStream) async throws -> Data? {
         do {
-            guard let chunk = try await stream.next() else {
-                phase.withLock { $0 = .ended }
-                return nil
-            }
+            let chunk = try await stream.next()
+            if chunk == nil { phase.withLock { $0 = .ended } }
             return chunk
         } catch {
             phase.withLock { $0 = .ended }

@@ -64,16 +64,10 @@ struct ServerSentEventParser {
         }
         if line.isEmpty { return dispatch() }
         if line.first == ":" { return nil }
-        let field: Substring
-        var value: Substring
-        if let colon = line.firstIndex(of: ":") {
-            field = line[..<colon]
-            value = line[line.index(after: colon)...]
-            if value.first == " " { value = value.dropFirst() }
-        } else {
-            field = line
-            value = ""
-        }
+        let colon = line.firstIndex(of: ":") ?? line.endIndex
+        let field = line[..<colon]
+        var value = colon == line.endIndex ? "" : line[line.index(after: colon)...]
+        if value.first == " " { value = value.dropFirst() }
         switch field {
         case "event":
             eventType = String(value)
@@ -101,11 +95,7 @@ struct ServerSentEventParser {
 
     /// Starts a new connection: drops the event being read and its ID; the last event ID and retry time stay.
     mutating func reconnected() {
-        eventType = ""
-        data = ""
-        hasData = false
-        idBuffer = lastEventId
-        atStart = true
+        self = ServerSentEventParser(lastEventId: lastEventId, retry: retry)
     }
 
     private mutating func dispatch() -> ServerSentEvent? {

@@ -58,8 +58,7 @@ extension RequestTransfer {
         if let adopt, let destination = Self.destination(of: serverRequest) {
             self.adopt(adopt, url: request.url, destination: destination)
         }
-        let resume = state.withLock { $0.resume.rangeToAsk() }
-        if let resume {
+        if let resume = state.withLock({ $0.resume.rangeToAsk() }) {
             request.setValue("bytes=\(resume.offset)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
         }
@@ -95,10 +94,6 @@ extension RequestTransfer {
         }
     }
 
-    func resumeOutcome(of statusCode: Int) -> ResumeOutcome {
-        state.withLock { $0.resume.outcome(of: statusCode) }
-    }
-
     /// Removes the resume headers and the kept bytes: the next attempt asks for the whole file.
     func dropResume(from request: inout TransportRequest) {
         request.setValue(nil, forHTTPHeaderField: "Range")
@@ -108,11 +103,7 @@ extension RequestTransfer {
     }
 
     func dropPartial() {
-        let partial: DownloadResumeData? = state.withLock { state in
-            defer { state.resume.partial = nil }
-            return state.resume.partial
-        }
-        partial?.removePartialFile()
+        state.withLock { $0.resume.partial.take() }?.removePartialFile()
     }
 
     /// Appends the range that arrived (in `scratch`, or in memory) to the kept bytes and checks the announced total.
@@ -130,8 +121,7 @@ extension RequestTransfer {
                 code: .fileAccess, message: "could not append to \(partial.partialFileURL.path)", underlyingError: error
             )
         }
-        let total = state.withLock { $0.resume.head?.contentRange?.total }
-        if let total, size != total {
+        if let total = state.withLock({ $0.resume.head?.contentRange?.total }), size != total {
             dropPartial()
             throw BaseServerError(
                 code: .connectionLost, statusCode: 206,

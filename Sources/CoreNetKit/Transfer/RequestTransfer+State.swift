@@ -78,10 +78,7 @@ extension RequestTransfer {
 
         var reportsProgress: Bool { sink != nil }
 
-        var resumeData: DownloadResumeData? {
-            if case .ended(let data) = phase { return data }
-            return nil
-        }
+        var resumeData: DownloadResumeData? { if case .ended(let data) = phase { data } else { nil } }
 
         mutating func connect(_ sink: @escaping Sink) {
             self.sink = sink
@@ -178,10 +175,7 @@ extension RequestTransfer {
             return action
         }
 
-        private var isEnded: Bool {
-            if case .ended = phase { return true }
-            return false
-        }
+        private var isEnded: Bool { if case .ended = phase { true } else { false } }
 
         private var resumable: DownloadResumeData? {
             guard let partial = resume.partial, partial.bytesReceived > 0, partial.ifRangeValidator != nil else {

@@ -53,14 +53,12 @@ final class RequestTransfer: Sendable {
             prepareDownload(&transportRequest, for: request)
         }
         // Without a sink (performAsync) nobody sees progress: spare the transport a lock and clock read per chunk.
-        if reportsProgress { observeProgress(of: &transportRequest) }
-        return transportRequest
-    }
-
-    private func observeProgress(of request: inout TransportRequest) {
-        request.body.observer = UploadObserver { [self] sent, expected in
-            report(.upload, completed: sent, expected: expected)
+        if reportsProgress {
+            transportRequest.body.observer = UploadObserver { [self] sent, expected in
+                report(.upload, completed: sent, expected: expected)
+            }
         }
+        return transportRequest
     }
 
     var reportsProgress: Bool { state.withLock { $0.reportsProgress } }
@@ -123,7 +121,7 @@ final class RequestTransfer: Sendable {
                 keepAfterFailure(scratch, url: request.url, destination: destination)
                 throw error
             }
-            switch resumeOutcome(of: received.statusCode) {
+            switch state.withLock({ $0.resume.outcome(of: received.statusCode) }) {
             case .notADownload:
                 try? FileManager.default.removeItem(at: scratch)
                 return received
@@ -133,9 +131,6 @@ final class RequestTransfer: Sendable {
             case .appended:
                 try append(scratch, inMemoryBody: Data())
                 try placePartial(at: destination)
-                var placed = received
-                placed.file = destination
-                return placed
             case .whole:
                 dropPartial()
                 do {
@@ -145,10 +140,10 @@ final class RequestTransfer: Sendable {
                     try? FileManager.default.removeItem(at: scratch)
                     throw error
                 }
-                var placed = received
-                placed.file = destination
-                return placed
             }
+            var placed = received
+            placed.file = destination
+            return placed
         }
         throw BaseServerError(
             code: .transport, statusCode: 416, message: "the server could not serve the download from its start")

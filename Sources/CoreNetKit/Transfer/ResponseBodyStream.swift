@@ -99,8 +99,7 @@ final class ResponseBodyStream: Sendable {
             let answer = Answer.streaming(statusCode: status, headers: headers)
             state.surfaced = true
             state.answer = .success(answer)
-            guard let waiter = state.answerWaiter else { return .none }
-            state.answerWaiter = nil
+            guard let waiter = state.answerWaiter.take() else { return .none }
             return .resume(waiter, answer)
         }
         switch action {
@@ -121,10 +120,7 @@ final class ResponseBodyStream: Sendable {
                     guard state.surfaced, !state.replaced, !state.cancelled, state.end == nil, !Task.isCancelled else {
                         return (nil, true)
                     }
-                    if let waiter = state.chunkWaiter {
-                        state.chunkWaiter = nil
-                        return (waiter, true)
-                    }
+                    if let waiter = state.chunkWaiter.take() { return (waiter, true) }
                     state.chunks.append(chunk)
                     state.buffered += chunk.count
                     guard state.buffered > limit else { return (nil, true) }
@@ -135,16 +131,8 @@ final class ResponseBodyStream: Sendable {
                 if hasRoom { space.resume() }
             }
         } onCancel: {
-            releaseSpaceWaiter()
+            state.withLock { $0.spaceWaiter.take() }?.resume()
         }
-    }
-
-    private func releaseSpaceWaiter() {
-        let space: CheckedContinuation<Void, Never>? = state.withLock { state in
-            defer { state.spaceWaiter = nil }
-            return state.spaceWaiter
-        }
-        space?.resume()
     }
 
     /// `result` is the answer when no head was surfaced, else the body's end (a body the transport returned in
@@ -170,15 +158,13 @@ final class ResponseBodyStream: Sendable {
                 let answer: Result<Answer, any Error> =
                     if case .failure(let error) = end { .failure(error) } else { result.map { .complete($0) } }
                 state.answer = answer
-                guard let waiter = state.answerWaiter else { return .none }
-                state.answerWaiter = nil
+                guard let waiter = state.answerWaiter.take() else { return .none }
                 return .answer(waiter, answer)
             }
             if case .success(let response) = result, case .success = end, !response.data.isEmpty {
                 state.chunks.append(response.data)
             }
-            guard let waiter = state.chunkWaiter else { return .none }
-            state.chunkWaiter = nil
+            guard let waiter = state.chunkWaiter.take() else { return .none }
             if state.readIndex < state.chunks.count {
                 return .chunk(waiter, .success(state.takeChunk()))
             }
@@ -218,12 +204,7 @@ final class ResponseBodyStream: Sendable {
                     if !state.cancelled && state.readIndex < state.chunks.count {
                         let chunk = state.takeChunk()
                         state.buffered -= chunk.count
-                        var space: CheckedContinuation<Void, Never>?
-                        if state.buffered <= bufferLimit {
-                            space = state.spaceWaiter
-                            state.spaceWaiter = nil
-                        }
-                        return (.success(chunk), space)
+                        return (.success(chunk), state.buffered <= bufferLimit ? state.spaceWaiter.take() : nil)
                     }
                     if let end = state.end {
                         return (state.cancelled ? .failure(BaseServerError.cancelled) : end.map { nil }, nil)
@@ -248,8 +229,7 @@ final class ResponseBodyStream: Sendable {
             state.chunks = []
             state.readIndex = 0
             state.buffered = 0
-            defer { state.spaceWaiter = nil }
-            return (state.task, state.spaceWaiter)
+            return (state.task, state.spaceWaiter.take())
         }
         space?.resume()
         task?.cancel()

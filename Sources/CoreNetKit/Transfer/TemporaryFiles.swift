@@ -22,21 +22,16 @@ final class TemporaryFiles: Sendable {
     /// (this throws) or after (it removes the file).
     func create(in directory: URL, name: String, ownerOnly: Bool = true) throws -> URL {
         let url = directory.appendingPathComponent(name, isDirectory: false)
-        let created: Bool? = state.withLock { state in
-            guard !state.closed else { return nil }
+        try state.withLock { state in
+            guard !state.closed else { throw CancellationError() }
             let attributes: [FileAttributeKey: Any]? = ownerOnly ? [.posixPermissions: 0o600] : nil
             guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: attributes) else {
-                return false
+                throw BaseServerError(
+                    code: .fileAccess, message: "could not create a temporary file in \(directory.path)")
             }
             state.files.insert(url)
-            return true
         }
-        switch created {
-        case nil: throw CancellationError()
-        case false?:
-            throw BaseServerError(code: .fileAccess, message: "could not create a temporary file in \(directory.path)")
-        case true?: return url
-        }
+        return url
     }
 
     /// Stops tracking `url` (it was moved elsewhere or removed by its user).
