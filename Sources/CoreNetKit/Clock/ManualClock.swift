@@ -63,21 +63,20 @@ public final class ManualClock: NetworkClock {
         var offset: Swift.Duration = .zero
         var sleepers: [Sleeper] = []
         var nextId = 0
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Who waits for a count of sleepers (`deadlines` false) or of request deadlines (`true`).
+        var watchers: [(count: Int, deadlines: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
-        var deadlineWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-
-        var counted: Int { sleepers.count(where: { !$0.isRequestDeadline }) }
-        var deadlines: Int { sleepers.count(where: { $0.isRequestDeadline }) }
+        func count(deadlines: Bool) -> Int { sleepers.count(where: { $0.isRequestDeadline == deadlines }) }
 
         mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-            let count = counted
-            let ready = watchers.filter { $0.count <= count }.map(\.continuation)
-            watchers.removeAll { $0.count <= count }
-            let deadlines = self.deadlines
-            let readyDeadlines = deadlineWatchers.filter { $0.count <= deadlines }.map(\.continuation)
-            deadlineWatchers.removeAll { $0.count <= deadlines }
-            return ready + readyDeadlines
+            let counts = (sleepers: count(deadlines: false), deadlines: count(deadlines: true))
+            var ready: [CheckedContinuation<Void, Never>] = []
+            watchers.removeAll { watcher in
+                guard watcher.count <= (watcher.deadlines ? counts.deadlines : counts.sleepers) else { return false }
+                ready.append(watcher.continuation)
+                return true
+            }
+            return ready
         }
     }
 
@@ -100,11 +99,11 @@ public final class ManualClock: NetworkClock {
     }
     /// How many Tasks sleep on the clock now (back-off, latency, refresh timers); request deadlines are counted
     /// apart in ``requestDeadlineCount`` so they don't confuse waiting for a back-off.
-    public var sleeperCount: Int { state.withLock { $0.counted } }
+    public var sleeperCount: Int { state.withLock { $0.count(deadlines: false) } }
 
     /// How many request deadlines (``NetworkConfiguration/timeout`` and
     /// ``NetworkConfiguration/idleTimeout`` timers of requests in flight) wait on the clock now.
-    public var requestDeadlineCount: Int { state.withLock { $0.deadlines } }
+    public var requestDeadlineCount: Int { state.withLock { $0.count(deadlines: true) } }
 
     /// Suspends until the clock has been advanced to `deadline` (returns at once if it has).
     ///
@@ -113,29 +112,19 @@ public final class ManualClock: NetworkClock {
         try await sleep(until: deadline)
     }
 
-    /// Calls `fire` once the clock reaches `deadline` (at once on another thread if it has); counted by
-    /// ``requestDeadlineCount``. Returns an id for ``cancelRequestDeadline(_:)``.
-    func scheduleRequestDeadline(at deadline: Instant, _ fire: @escaping @Sendable () -> Void) -> Int {
+    /// Calls `action` once the clock has been advanced by `delay` from now (at once on another thread if `delay` is not
+    /// positive); counted by ``requestDeadlineCount`` (request deadlines wake this way), not by ``sleeperCount``.
+    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
         let (id, due, watchers): (Int, Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
             state.nextId += 1
-            if deadline.offset <= state.offset { return (state.nextId, true, []) }
-            state.sleepers.append(Sleeper(id: state.nextId, deadline: deadline, wake: .requestDeadline(fire)))
+            let deadline = Instant(offset: state.offset + delay)
+            if delay <= .zero { return (state.nextId, true, []) }
+            state.sleepers.append(Sleeper(id: state.nextId, deadline: deadline, wake: .requestDeadline(action)))
             return (state.nextId, false, state.takeSatisfiedWatchers())
         }
         for watcher in watchers { watcher.resume() }
-        if due { DispatchQueue.global().async(execute: fire) }
-        return id
-    }
-
-    /// Calls `action` once the clock has been advanced by `delay` from now; counted by ``requestDeadlineCount``
-    /// (request deadlines wake this way), not by ``sleeperCount``.
-    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
-        let id = scheduleRequestDeadline(at: now.advanced(by: delay), action)
-        return ClockWake { self.cancelRequestDeadline(id) }
-    }
-
-    func cancelRequestDeadline(_ id: Int) {
-        state.withLock { state in state.sleepers.removeAll { $0.id == id } }
+        if due { DispatchQueue.global().async(execute: action) }
+        return ClockWake { self.state.withLock { state in state.sleepers.removeAll { $0.id == id } } }
     }
 
     private func sleep(until deadline: Instant) async throws {
@@ -182,22 +171,19 @@ public final class ManualClock: NetworkClock {
     /// Returns once at least `count` request deadlines wait on the clock: the requests are in flight, and advancing
     /// past their timeout ends them in ``BaseServerError/Code-swift.struct/timeout``.
     public func waitForRequestDeadlines(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready: Bool = state.withLock { state in
-                if state.deadlines >= count { return true }
-                state.deadlineWatchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await waitFor(count, deadlines: true)
     }
 
     /// Returns once at least `count` Tasks sleep on the clock; request deadlines are not counted.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitFor(count, deadlines: false)
+    }
+
+    private func waitFor(_ count: Int, deadlines: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in
-                if state.counted >= count { return true }
-                state.watchers.append((count, continuation))
+                if state.count(deadlines: deadlines) >= count { return true }
+                state.watchers.append((count, deadlines, continuation))
                 return false
             }
             if ready { continuation.resume() }
