@@ -141,11 +141,8 @@ extension AccessSafeRequestManager {
             switch result.flatMap(Self.validated) {
             case .success(var new):
                 if new.refreshToken == nil { new.refreshToken = tokens?.refreshToken }
-                tokens = new
-                version += 1
-                lastFailure = nil
+                finished.persist = (new, setTokens(new))
                 finished.result = .success(ticket)
-                finished.persist = (new, version)
             case .failure(let cause):
                 let error = BaseServerError.tokenRefreshFailed(cause)
                 lastFailure = (epoch, error)
