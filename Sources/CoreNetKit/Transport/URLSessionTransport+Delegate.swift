@@ -88,12 +88,15 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         if let leaveQueue, leaveQueue() {
             events.fail(CancellationError())
         }
-        if let task {
-            // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
-            // busy for seconds (inflating a large body), which would stall every Task.
-            let gate = gate
-            DispatchQueue.global().async { gate.cancel(task.task) }
-        }
+        // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
+        // busy for seconds (inflating a large body), which would stall every Task.
+        if let task { cancelElsewhere(task) }
+    }
+
+    /// Cancels `task` (through ``gate``) on another thread.
+    func cancelElsewhere(_ task: SessionTask) {
+        let gate = gate
+        DispatchQueue.global().async { gate.cancel(task.task) }
     }
 
     // MARK: Delegate callbacks, on the session's delegate queue
@@ -117,8 +120,9 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         endIfComplete()
     }
 
-    private func endIfComplete() {
-        guard !ended, let completeLength, received >= completeLength else { return }
+    /// Ends the body, once: when all its announced bytes are in, or when the task `completed`.
+    private func endIfComplete(completed: Bool = false) {
+        guard !ended, completed || received >= (completeLength ?? .max) else { return }
         ended = true
         events.end()
     }
@@ -137,10 +141,7 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
             events.fail(URLError(.networkConnectionLost))
             return
         }
-        if !ended {
-            ended = true
-            events.end()
-        }
+        endIfComplete(completed: true)
     }
 }
 
