@@ -161,9 +161,7 @@ extension AccessSafeRequestManager {
         }
 
         private func needsProactiveRefresh(now: Date) -> Bool {
-            guard refresher != nil, let tokens, tokens.refreshToken != nil, let expiresAt = tokens.expiresAt else {
-                return false
-            }
+            guard refresher != nil, tokens?.refreshToken != nil, let expiresAt = tokens?.expiresAt else { return false }
             return expiresAt.timeIntervalSince(now) <= options.refreshBeforeExpiry.timeInterval
         }
 
