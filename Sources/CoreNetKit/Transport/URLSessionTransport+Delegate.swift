@@ -286,7 +286,8 @@ enum FoundationFault {
         case .badServerResponse where state.response == nil:
             // libcurl's "Empty reply from server": the connection closed before any response.
             code = .networkConnectionLost
-        case .unsupportedURL where state.response == nil && isHTTP(state.request.url):
+        case .unsupportedURL
+        where state.response == nil && ["http", "https"].contains(state.request.url.scheme?.lowercased()):
             // The URL was sent, so "unsupported" means a non-HTTP status line ("Received HTTP/0.9 when not allowed").
             code = .cannotParseResponse
         case .unknown where state.response == nil && detail.contains("failed writing header"):
@@ -301,11 +302,6 @@ enum FoundationFault {
             return error
         }
         return URLError(code, userInfo: [NSUnderlyingErrorKey: urlError])
-    }
-
-    private static func isHTTP(_ url: URL) -> Bool {
-        let scheme = url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
     }
 
     /// The trust-failure code and reason for libcurl's refused-certificate message ("SSL certificate problem: …",
