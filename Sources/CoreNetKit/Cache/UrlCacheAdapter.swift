@@ -104,9 +104,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             return nil
         }
         var fields: [(name: String, value: String)] = []
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields.append((name, value)) }
-        }
+        for case (let name as String, let value as String) in response.allHeaderFields { fields.append((name, value)) }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
         // Without its date an entry counts as old (stale, so revalidated), never as just stored.
         let storedAt =
