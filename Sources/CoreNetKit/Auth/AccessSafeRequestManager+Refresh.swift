@@ -33,7 +33,7 @@ extension AccessSafeRequestManager {
             }
             self.finish(job.id, with: result, stored: shared != nil)
         }
-        let limit = shared.map { job.timeout + Self.clampedLease($0.lease) } ?? job.timeout
+        let limit = shared.map { job.timeout + min(max($0.lease, .zero), .seconds(86_400)) } ?? job.timeout
         let timer = Task {
             do { try await job.clock.pause(for: limit) } catch { return }  // cancelled: the refresh ended first
             let timeout = BaseServerError(

@@ -17,15 +17,14 @@ extension AccessSafeRequestManager {
         isSessionExpired: @escaping @Sendable (any Error) -> Bool
     ) async throws -> AuthTokens {
         let outcome: Result<AuthTokens, any Error> = try await store.withRefreshLock { stored in
-            guard let current = stored.tokens, Self.sameCredentials(current, job.tokens) else {
-                // Another process refreshed, signed in or signed out meanwhile.
+            guard let current = stored.tokens, current.accessToken == job.tokens.accessToken,
+                current.refreshToken == job.tokens.refreshToken, !stored.isSessionEnded
+            else {
+                // Another process refreshed, signed in or out, or had their refresh refused meanwhile.
                 guard let other = stored.tokens, !stored.isSessionEnded else {
                     return (nil, .failure(BaseServerError.sessionEndedElsewhere(signedOut: stored.tokens == nil)))
                 }
                 return (nil, .success(other))
-            }
-            guard !stored.isSessionEnded else {
-                return (nil, .failure(BaseServerError.sessionEndedElsewhere(signedOut: false)))
             }
             do {
                 var new = try await job.refresher.refresh(job.tokens)
@@ -41,14 +40,6 @@ extension AccessSafeRequestManager {
         }
         return try outcome.get()
     }
-
-    /// Whether `a` and `b` carry the same access and refresh token (the expiry may differ).
-    static func sameCredentials(_ a: AuthTokens, _ b: AuthTokens) -> Bool {
-        a.accessToken == b.accessToken && a.refreshToken == b.refreshToken
-    }
-
-    /// A store's lease between zero and a day, safe to wait for.
-    static func clampedLease(_ lease: Duration) -> Duration { min(max(lease, .zero), .seconds(86_400)) }
 }
 
 extension BaseServerError {

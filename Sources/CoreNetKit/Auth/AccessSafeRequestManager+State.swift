@@ -141,11 +141,8 @@ extension AccessSafeRequestManager {
             switch result.flatMap(Self.validated) {
             case .success(var new):
                 if new.refreshToken == nil { new.refreshToken = tokens?.refreshToken }
-                tokens = new
-                version += 1
-                lastFailure = nil
+                finished.persist = (new, setTokens(new))
                 finished.result = .success(ticket)
-                finished.persist = (new, version)
             case .failure(let cause):
                 let error = BaseServerError.tokenRefreshFailed(cause)
                 lastFailure = (epoch, error)
@@ -164,9 +161,7 @@ extension AccessSafeRequestManager {
         }
 
         private func needsProactiveRefresh(now: Date) -> Bool {
-            guard refresher != nil, let tokens, tokens.refreshToken != nil, let expiresAt = tokens.expiresAt else {
-                return false
-            }
+            guard refresher != nil, tokens?.refreshToken != nil, let expiresAt = tokens?.expiresAt else { return false }
             return expiresAt.timeIntervalSince(now) <= options.refreshBeforeExpiry.timeInterval
         }
 

@@ -134,13 +134,12 @@ public final class AccessSafeRequestManager: Sendable {
     ) async throws -> ServerResponse {
         if Self.refreshing == ObjectIdentifier(self) { return try await send(request) }  // the refresh request itself
         let options = state.withLock { $0.machine.options }
+        // Only `authorize(_:with:)` is used, with each ticket's token.
+        let preparator = AccessTokenPreparator(header: options.header, scheme: options.scheme) { nil }
         var ticket = try await acquire(.send, now: options.clock.currentDate, response: nil)
         var replayed = false
         while true {
-            let preparator = AccessTokenPreparator(header: options.header, scheme: options.scheme) { [ticket] in
-                ticket.token
-            }
-            let response = try await send(try await preparator.prepare(request))
+            let response = try await send(try preparator.authorize(request, with: ticket.token))
             guard options.trigger.matches(response) else { return response }
             guard !replayed else {
                 let error = BaseServerError.unauthorized(

@@ -59,9 +59,8 @@ public struct AccessTokenPreparator: RequestPreparator {
 
     /// Whether `token` is non-empty visible ASCII with no spaces at its ends (RFC 7230 field-value), safe in a header.
     static func isValidToken(_ token: String) -> Bool {
-        guard !token.isEmpty else { return false }
         let bytes = token.utf8
-        guard bytes.first != 0x20, bytes.last != 0x20 else { return false }
-        return bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        return !bytes.isEmpty && bytes.first != 0x20 && bytes.last != 0x20
+            && bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 }

@@ -77,22 +77,9 @@ public final class FileTokenStore: SharedTokenStore {
         let temporary = url.path + ".tmp-\(getpid())-\(UUID().uuidString)"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileLeaseLock.failure("cannot create \(temporary)", errno: errno) }
-        var failure: Int32 = 0
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = writeBytes(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        let synced = written && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
-        if written && !synced { failure = errno }
+        var failure = data.withUnsafeBytes { writeAll($0, to: fd, at: 0) }
+        let synced = failure == 0 && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
+        if failure == 0 && !synced { failure = errno }
         close(fd)
         guard synced, rename(temporary, url.path) == 0 else {
             if failure == 0 { failure = errno }
@@ -110,9 +97,4 @@ public final class FileTokenStore: SharedTokenStore {
         if let write { try lock.whileCurrent(fd) { try self.write(write) } }
         return result
     }
-}
-
-/// POSIX `write`, which ``FileTokenStore/write(_:)``'s name hides inside the class.
-private func writeBytes(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, bytes, count)
 }

@@ -40,12 +40,8 @@ public struct RefreshTrigger: Sendable {
     public static func bodyErrorCode(_ code: Int, keyPath: String = "error.error_code") -> RefreshTrigger {
         let keys = keyPath.split(separator: ".").map(String.init)
         return RefreshTrigger { response in
-            guard var value = response.jsonIfObject else { return false }
-            for key in keys {
-                guard let next = value[key] else { return false }
-                value = next
-            }
-            return value.intValue == code || value.stringValue == String(code)
+            let value = keys.reduce(response.jsonIfObject) { $0?[$1] }
+            return value?.intValue == code || value?.stringValue == String(code)
         }
     }
 

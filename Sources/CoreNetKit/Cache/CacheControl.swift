@@ -20,15 +20,11 @@ struct CacheControl: Sendable, Equatable {
                 guard let rawName = pieces.first else { continue }
                 let name = rawName.trimmingHTTPWhitespace.lowercased()
                 guard !name.isEmpty, directives[name] == nil else { continue }
-                var argument: String?
-                if pieces.count == 2 {
-                    var text = String(pieces[1].trimmingHTTPWhitespace)
-                    if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
-                        text = String(text.dropFirst().dropLast())
-                    }
-                    argument = text
+                var argument = pieces.count == 2 ? pieces[1].trimmingHTTPWhitespace : nil
+                if let text = argument, text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
+                    argument = text.dropFirst().dropLast()
                 }
-                directives[name] = .some(argument)
+                directives[name] = .some(argument.map(String.init))
             }
         }
     }

@@ -34,9 +34,7 @@ enum CacheFileFormat {
         var data = Data(magic)
         data.reserveCapacity(magic.count + 4 + json.count + entry.body.count)
         let length = UInt32(json.count)
-        data.append(contentsOf: [
-            UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
-        ])
+        data.append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) })
         data.append(json)
         data.append(entry.body)
         return data
@@ -45,8 +43,7 @@ enum CacheFileFormat {
     static func decode(_ data: Data) -> CachedResponse? {
         let bytes = [UInt8](data.prefix(magic.count + 4))
         guard bytes.count == magic.count + 4, Array(bytes.prefix(magic.count)) == magic else { return nil }
-        let lengthBytes = bytes.suffix(4).map(Int.init)
-        let headerLength = lengthBytes[0] << 24 | lengthBytes[1] << 16 | lengthBytes[2] << 8 | lengthBytes[3]
+        let headerLength = bytes.suffix(4).reduce(0) { $0 << 8 | Int($1) }
         let headerStart = data.startIndex + magic.count + 4
         guard headerLength <= maximumHeaderLength, data.endIndex - headerStart >= headerLength,
             let header = try? JSONDecoder().decode(Header.self, from: data[headerStart..<headerStart + headerLength])

@@ -176,12 +176,10 @@ extension BaseServerError {
     /// Whether the server could not be reached (no connection, refused, lost, timeout), also as a failed refresh's
     /// cause.
     var meansUnreachable: Bool {
-        let unreachable: Set<Code> = [.noInternetConnection, .cannotConnect, .connectionLost, .timeout]
-        if unreachable.contains(code) { return true }
         if code == .tokenRefreshFailed, let cause = underlyingError {
             return TransportErrorMapper.map(cause).meansUnreachable
         }
-        return false
+        return [.noInternetConnection, .cannotConnect, .connectionLost, .timeout].contains(code)
     }
 }
 

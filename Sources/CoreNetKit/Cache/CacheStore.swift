@@ -36,7 +36,7 @@ struct CacheStore: Sendable {
     /// variant.
     func lookup() async -> CachedResponse? {
         guard let entry = await adapter.load(key) else { return nil }
-        let names = entry.varyNames
+        let names = CachedResponse.varyNames(entry.headers)
         guard !names.isEmpty else { return entry.variant == nil ? entry : nil }
         guard let variant = CachedResponse.variant(of: requestHeaders, names: names) else { return nil }
         if entry.variant == variant { return entry }

@@ -43,32 +43,26 @@ public struct CachedResponse: Sendable, Equatable {
         self.variant = variant
     }
 
-    /// The header names the response's `Vary` lists, lower-cased and sorted; `["*"]` for `Vary: *`.
-    var varyNames: [String] {
-        Self.varyNames(headers)
-    }
-
+    /// The header names `headers`' `Vary` lists, lower-cased and sorted; `["*"]` for `Vary: *`.
     static func varyNames(_ headers: HTTPHeaders) -> [String] {
         let names = headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingHTTPWhitespace.lowercased() }.filter { !$0.isEmpty }
         return Array(Set(names)).sorted()
     }
 
-    /// The digest of `request`'s values for the headers in `names`; `nil` when `names` is empty.
+    /// Like the `[String: String]` variant, for `request`'s headers.
     static func variant(of request: URLRequest, names: [String]) -> String? {
-        variant(names: names) { request.value(forHTTPHeaderField: $0) }
+        variant(of: request.allHTTPHeaderFields ?? [:], names: names)
     }
 
-    /// Like the `URLRequest` variant, for `headers` (names compared case-insensitively).
+    /// The digest of the values in `headers` (names compared case-insensitively) of the headers in `names`; `nil` when
+    /// `names` is empty.
     static func variant(of headers: [String: String], names: [String]) -> String? {
-        variant(names: names) { name in headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value }
-    }
-
-    private static func variant(names: [String], value: (String) -> String?) -> String? {
         guard !names.isEmpty else { return nil }
         var text = ""
         for name in names {
-            text += name + ":" + (value(name).map { "=" + $0 } ?? "-") + "\n"
+            let value = headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+            text += name + ":" + (value.map { "=" + $0 } ?? "-") + "\n"
         }
         return SHA256.hex(text)
     }

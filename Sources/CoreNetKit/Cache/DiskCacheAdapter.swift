@@ -41,35 +41,28 @@ public final class DiskCacheAdapter: CacheAdapter {
     }
 
     public func load(_ key: CacheKey) async -> CachedResponse? {
-        await run { $0.loadNow(key.digest) }
+        await queue.run { self.loadNow(key.digest) }
     }
 
     public func save(_ response: CachedResponse, for key: CacheKey) async {
-        await run { $0.saveNow(response, name: key.digest) }
+        await queue.run { self.saveNow(response, name: key.digest) }
     }
 
     public func remove(_ key: CacheKey) async {
-        await run { $0.removeNow(key.digest) }
+        await queue.run { self.removeNow(key.digest) }
     }
 
     public func removeAll() async {
-        await run { $0.removeAllNow() }
+        await queue.run { self.removeAllNow() }
     }
 
     // MARK: Work on the queue
-
-    private func run<T: Sendable>(_ work: @escaping @Sendable (DiskCacheAdapter) -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: work(self)) }
-        }
-    }
 
     private func loadNow(_ name: String) -> CachedResponse? {
         if let entry = state.withLock({ $0.memoryHit(name) }) { return entry }
         guard diskCapacity > 0, let data = try? Data(contentsOf: fileURL(name)) else { return nil }
         guard let entry = CacheFileFormat.decode(data) else {
-            try? FileManager.default.removeItem(at: fileURL(name))
-            state.withLock { $0.forgetFile(name) }
+            removeFile(name)
             return nil
         }
         state.withLock { state in
@@ -141,5 +134,12 @@ public final class DiskCacheAdapter: CacheAdapter {
             FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("CoreNetKit", isDirectory: true)
+    }
+}
+
+extension DispatchQueue {
+    /// Runs `work` on this queue; returns its result to the awaiting Task.
+    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in self.async { continuation.resume(returning: work()) } }
     }
 }

@@ -57,30 +57,22 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
 
     public func load(_ key: CacheKey) async -> CachedResponse? {
         let request = Self.request(for: key)
-        return await run { adapter in
-            adapter.urlCache.cachedResponse(for: request).flatMap(Self.entry(from:))
-        }
+        return await queue.run { self.urlCache.cachedResponse(for: request).flatMap(Self.entry(from:)) }
     }
 
     public func save(_ response: CachedResponse, for key: CacheKey) async {
         let request = Self.request(for: key)
         guard let cached = Self.cachedURLResponse(response, for: request) else { return }
-        await run { $0.urlCache.storeCachedResponse(cached.value, for: request) }
+        await queue.run { self.urlCache.storeCachedResponse(cached.value, for: request) }
     }
 
     public func remove(_ key: CacheKey) async {
         let request = Self.request(for: key)
-        await run { $0.urlCache.removeCachedResponse(for: request) }
+        await queue.run { self.urlCache.removeCachedResponse(for: request) }
     }
 
     public func removeAll() async {
-        await run { $0.urlCache.removeAllCachedResponses() }
-    }
-
-    private func run<T: Sendable>(_ work: @escaping @Sendable (UrlCacheAdapter) -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: work(self)) }
-        }
+        await queue.run { self.urlCache.removeAllCachedResponses() }
     }
 
     // MARK: Mapping
@@ -104,7 +96,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
         var userInfo: [AnyHashable: Any] = [storedAtKey: entry.storedAt.timeIntervalSince1970]
         if let variant = entry.variant { userInfo[variantKey] = variant }
         return Unchecked(
-            CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed))
+            value: CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed))
     }
 
     private static func entry(from cached: CachedURLResponse) -> CachedResponse? {
@@ -112,9 +104,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             return nil
         }
         var fields: [(name: String, value: String)] = []
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields.append((name, value)) }
-        }
+        for case (let name as String, let value as String) in response.allHeaderFields { fields.append((name, value)) }
         fields.sort { $0.name.lowercased() < $1.name.lowercased() }
         // Without its date an entry counts as old (stale, so revalidated), never as just stored.
         let storedAt =
@@ -129,5 +119,4 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
 // safe: created, handed over and never touched by the sender again
 private struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
-    init(_ value: Value) { self.value = value }
 }

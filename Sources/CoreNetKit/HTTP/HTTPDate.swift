@@ -16,11 +16,7 @@ enum HTTPDate {
 
     /// The date `text` names, or `nil` when it is none of the three forms.
     static func parse(_ text: String) -> Date? {
-        if let date = parseIMFFixdate(text) { return date }
-        for format in obsoleteFormats {
-            if let date = formatter(format).date(from: text) { return date }
-        }
-        return nil
+        parseIMFFixdate(text) ?? obsoleteFormats.lazy.compactMap { formatter($0).date(from: text) }.first
     }
 
     /// `date` in the IMF-fixdate form.
@@ -79,6 +75,7 @@ enum HTTPDate {
         }
         let (year, month, day) = civil(daysSinceEpoch: days)
         guard (0...9999).contains(year) else { return false }
+        text.copyBytes(from: "0000-00-00T00:00:00.000Z".utf8)
         func put(_ value: Int, _ count: Int, at end: Int) {
             var value = value
             for index in stride(from: end - 1, through: end - count, by: -1) {
@@ -93,12 +90,6 @@ enum HTTPDate {
         put(inDay / 60_000 % 60, 2, at: 16)
         put(inDay / 1000 % 60, 2, at: 19)
         put(inDay % 1000, 3, at: 23)
-        (text[4], text[7], text[13], text[16]) = (
-            UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: ":")
-        )
-        text[10] = UInt8(ascii: "T")
-        text[19] = UInt8(ascii: ".")
-        text[23] = UInt8(ascii: "Z")
         return true
     }
 

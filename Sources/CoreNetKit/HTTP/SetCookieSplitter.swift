@@ -15,15 +15,11 @@ enum SetCookieSplitter {
         let bytes = Array(value.utf8)
         var cookies: [String] = []
         var start = 0
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: ","), startsCookie(bytes, at: index + 1) {
-                cookies.append(trimmed(bytes[start..<index]))
-                start = index + 1
-            }
-            index += 1
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") && startsCookie(bytes, at: index + 1) {
+            cookies.append(trimmed(bytes[start..<index]))
+            start = index + 1
         }
-        cookies.append(trimmed(bytes[start..<bytes.count]))
+        cookies.append(trimmed(bytes[start...]))
         return cookies.filter { !$0.isEmpty }
     }
 
@@ -37,13 +33,9 @@ enum SetCookieSplitter {
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
+        // A letter (`| 0x20` lower-cases), a digit or a symbol of `tchar` (RFC 9110 §5.6.2).
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
 
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {

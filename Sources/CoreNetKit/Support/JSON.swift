@@ -76,29 +76,19 @@ extension JSON: Codable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-            return
-        }
-        if let bool = try? container.decode(Bool.self) {
+        } else if let bool = try? container.decode(Bool.self) {
             self = .bool(bool)
-            return
-        }
-        if let int = try? container.decode(Int.self) {
+        } else if let int = try? container.decode(Int.self) {
             self = .int(int)
-            return
-        }
-        if let double = try? container.decode(Double.self) {
+        } else if let double = try? container.decode(Double.self) {
             self = .double(double)
-            return
-        }
-        if let string = try? container.decode(String.self) {
+        } else if let string = try? container.decode(String.self) {
             self = .string(string)
-            return
-        }
-        if let array = try? container.decode([JSON].self) {
+        } else if let array = try? container.decode([JSON].self) {
             self = .array(array)
-            return
+        } else {
+            self = .object(try container.decode([String: JSON].self))
         }
-        self = .object(try container.decode([String: JSON].self))
     }
 
     public func encode(to encoder: any Encoder) throws {

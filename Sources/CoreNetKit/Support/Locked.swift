@@ -51,13 +51,7 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
         storage = LockedStorage.create { LockedFields(constants: constants(), state: state()) }
     }
 
-    /// Runs `body` with the constants (in place, not copied) and the state, under the lock.
-    @inline(__always)
-    func withLock<R>(_ body: (UnsafePointer<Constants>, inout State) throws -> R) rethrows -> R {
-        try storage.withLockedState(body)
-    }
-
-    /// Runs `body` with the state under the lock, for an owner that reads its constants elsewhere.
+    /// Runs `body` with the state under the lock.
     @inline(__always)
     func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
         try storage.withLockedState { _, state in try body(&state) }

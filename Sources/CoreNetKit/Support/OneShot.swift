@@ -16,8 +16,6 @@ struct OneShotState<Value: Sendable>: OneShotStorage {
     var continuation: CheckedContinuation<Value, any Error>?
     var early: Result<Value, any Error>?
     var done = false
-
-    init() {}
 }
 
 /// What a `Locked` needs to be a one-shot waiter.

@@ -38,11 +38,6 @@ struct InflatedChunks: AsyncSequence, Sendable {
         var pending = ByteBuffer()
         var finished = false
 
-        init(base: HTTPClientResponse.Body.AsyncIterator, head: HTTPResponseHead) {
-            self.base = base
-            self.head = head
-        }
-
         mutating func next() async throws -> Data? {
             do {
                 let inflater = try inflater ?? Inflater(head: head)

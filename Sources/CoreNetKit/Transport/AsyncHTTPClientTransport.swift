@@ -142,10 +142,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// The bytes of `body` when sent in one write (one chunk's worth, or no upload observer); else `nil`.
     static func wholeBytes(_ body: RequestBody) -> Data? {
-        guard let data = body.data, body.observer == nil || data.count <= RequestBodyChunks.chunkSize else {
-            return nil
-        }
-        return data
+        body.data.flatMap { body.observer == nil || $0.count <= RequestBodyChunks.chunkSize ? $0 : nil }
     }
 
     /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
@@ -174,10 +171,7 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     static func headers(_ headers: NIOHTTP1.HTTPHeaders) -> HTTPHeaders {
-        var pairs: [(name: String, value: String)] = []
-        pairs.reserveCapacity(headers.count)
-        for header in headers { pairs.append((name: header.name, value: header.value)) }
-        return HTTPHeaders(pairs)
+        HTTPHeaders(headers.map { (name: $0.name, value: $0.value) })
     }
 
     /// Whether a body with `headers` is gzip or deflate, which the transport inflates.

@@ -50,9 +50,8 @@ struct CertificateDER: Sendable {
         /// Reads the next element if its tag is `tag`: its whole encoding and its content.
         mutating func element(tag: UInt8) -> (whole: Range<Int>, content: Range<Int>)? {
             guard start + 2 <= end, bytes[start] == tag else { return nil }
-            var index = start + 1
-            var length = Int(bytes[index])
-            index += 1
+            var index = start + 2
+            var length = Int(bytes[start + 1])
             if length & 0x80 != 0 {
                 let count = length & 0x7F
                 guard count > 0, count <= 4, index + count <= end else { return nil }

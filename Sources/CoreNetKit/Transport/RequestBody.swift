@@ -24,8 +24,6 @@ public struct RequestBody: Sendable {
     /// Where the pipeline counts what was sent; `nil` when nobody watches the upload.
     var observer: UploadObserver?
 
-    init(storage: Storage) { self.storage = storage }
-
     /// No body.
     public static let none = RequestBody(storage: .none)
 
@@ -146,12 +144,6 @@ public struct RequestBodyChunks: AsyncSequence, Sendable {
         var offset = 0
         var sent: Int64 = 0
         var handle: FileHandle?
-
-        init(source: Source, total: Int64, observer: UploadObserver?) {
-            self.source = source
-            self.total = total
-            self.observer = observer
-        }
 
         /// The next chunk, `nil` at the end. Throws a `fileAccess` ``BaseServerError`` when a file body cannot be
         /// read, or what a stream body threw.

@@ -88,9 +88,7 @@ public struct StubTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if latency > .zero {
-            try await clock.pause(for: latency)
-        }
+        if latency > .zero { try await clock.pause(for: latency) }
         try Task.checkCancellation()
         // The whole body counts as sent at once.
         request.body.reportSent(request.body.length ?? 0)

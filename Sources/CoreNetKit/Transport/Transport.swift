@@ -224,13 +224,9 @@ public struct TransportResponse: Sendable {
 
     /// The body length after the transport's decoding: `Content-Length` without `Content-Encoding`, else `nil`.
     public var expectedLength: Int64? {
-        if let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace.lowercased(),
-            !coding.isEmpty, coding != "identity"
-        {
-            return nil
-        }
-        guard let text = headers["Content-Length"], let length = Int64(text.trimmingHTTPWhitespace),
-            length >= 0
+        let coding = headers["Content-Encoding"]?.trimmingHTTPWhitespace.lowercased() ?? ""
+        guard coding.isEmpty || coding == "identity", let text = headers["Content-Length"],
+            let length = Int64(text.trimmingHTTPWhitespace), length >= 0
         else { return nil }
         return length
     }

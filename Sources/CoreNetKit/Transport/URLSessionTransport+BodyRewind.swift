@@ -30,15 +30,8 @@ extension SessionDelegate {
         guard let state = state(for: task) else { return }
         state.connectionDropped.withLock { $0 = true }
         // Called on the work queue `cancel()` waits for: cancel from another thread after returning.
-        let box = TaskCancel(task: task, gate: state.gate)
-        DispatchQueue.global().async { box.gate.cancel(box.task) }
+        state.cancelElsewhere(SessionTask(task: task))
     }
-}
-
-/// Carries a task and its gate to the thread that cancels it.
-private struct TaskCancel: @unchecked Sendable {  // safe: `URLSessionTask.cancel()` is thread-safe
-    let task: URLSessionTask
-    let gate: CancelGate
 }
 
 extension URLSessionTask {

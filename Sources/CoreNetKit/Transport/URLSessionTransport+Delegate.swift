@@ -88,12 +88,15 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         if let leaveQueue, leaveQueue() {
             events.fail(CancellationError())
         }
-        if let task {
-            // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
-            // busy for seconds (inflating a large body), which would stall every Task.
-            let gate = gate
-            DispatchQueue.global().async { gate.cancel(task.task) }
-        }
+        // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
+        // busy for seconds (inflating a large body), which would stall every Task.
+        if let task { cancelElsewhere(task) }
+    }
+
+    /// Cancels `task` (through ``gate``) on another thread.
+    func cancelElsewhere(_ task: SessionTask) {
+        let gate = gate
+        DispatchQueue.global().async { gate.cancel(task.task) }
     }
 
     // MARK: Delegate callbacks, on the session's delegate queue
@@ -117,8 +120,9 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         endIfComplete()
     }
 
-    private func endIfComplete() {
-        guard !ended, let completeLength, received >= completeLength else { return }
+    /// Ends the body, once: when all its announced bytes are in, or when the task `completed`.
+    private func endIfComplete(completed: Bool = false) {
+        guard !ended, completed || received >= (completeLength ?? .max) else { return }
         ended = true
         events.end()
     }
@@ -137,10 +141,7 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
             events.fail(URLError(.networkConnectionLost))
             return
         }
-        if !ended {
-            ended = true
-            events.end()
-        }
+        endIfComplete(completed: true)
     }
 }
 
@@ -285,7 +286,8 @@ enum FoundationFault {
         case .badServerResponse where state.response == nil:
             // libcurl's "Empty reply from server": the connection closed before any response.
             code = .networkConnectionLost
-        case .unsupportedURL where state.response == nil && isHTTP(state.request.url):
+        case .unsupportedURL
+        where state.response == nil && ["http", "https"].contains(state.request.url.scheme?.lowercased()):
             // The URL was sent, so "unsupported" means a non-HTTP status line ("Received HTTP/0.9 when not allowed").
             code = .cannotParseResponse
         case .unknown where state.response == nil && detail.contains("failed writing header"):
@@ -300,11 +302,6 @@ enum FoundationFault {
             return error
         }
         return URLError(code, userInfo: [NSUnderlyingErrorKey: urlError])
-    }
-
-    private static func isHTTP(_ url: URL) -> Bool {
-        let scheme = url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
     }
 
     /// The trust-failure code and reason for libcurl's refused-certificate message ("SSL certificate problem: …",

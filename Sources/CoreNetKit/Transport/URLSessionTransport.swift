@@ -201,12 +201,9 @@ public final class URLSessionTransport: Transport {
             }
             return
         }
-        let task: URLSessionTask
-        if let file = request.body.fileURL {
-            task = session.uploadTask(with: request.urlRequest, fromFile: file)
-        } else {
-            task = session.dataTask(with: request.urlRequest)
-        }
+        let task =
+            request.body.fileURL.map { session.uploadTask(with: request.urlRequest, fromFile: $0) }
+            ?? session.dataTask(with: request.urlRequest)
         run(task, for: exchange, completed: release ?? {})
     }
 
@@ -312,11 +309,7 @@ final class HostLimiter: Sendable {
             guard var entry = state.hosts[host] else { return nil }
             if entry.waiters.isEmpty {
                 entry.active -= 1
-                if entry.active == 0 {
-                    state.hosts[host] = nil
-                } else {
-                    state.hosts[host] = entry
-                }
+                state.hosts[host] = entry.active == 0 ? nil : entry
                 return nil
             }
             let waiter = entry.waiters.removeFirst()
