@@ -66,8 +66,9 @@ public final class AccessSafeRequestManager: Sendable {
     /// The version last written to the store; a lock of its own that only orders writes.
     let written = Locked(Int.min)
 
-    /// Creates a manager that reads its tokens from `store` (empty in memory by default) now. Without a `refresher`, a
-    /// rejection ends in ``BaseServerError/Code-swift.struct/unauthorized``.
+    /// Creates a manager that reads its tokens from `store` (empty in memory by default) now.
+    ///
+    /// Without a `refresher`, a rejection ends in ``BaseServerError/Code-swift.struct/unauthorized``.
     public init(
         store: any TokenStore = InMemoryTokenStore(), refresher: (any TokenRefresher)? = nil,
         options: Options = Options()
@@ -98,16 +99,19 @@ public final class AccessSafeRequestManager: Sendable {
     /// Whether a refresh is in flight.
     public var isRefreshing: Bool { state.withLock { $0.machine.running != nil } }
 
-    /// Replaces and saves the tokens: after signing in, or `nil` when signing out. Requests waiting for a refresh go
-    /// out with these when it ends; the refresh's own result is dropped.
+    /// Replaces and saves the tokens: after signing in, or `nil` when signing out.
+    ///
+    /// Requests waiting for a refresh go out with these when it ends; the refresh's own result is dropped.
     public func setTokens(_ tokens: AuthTokens?) {
         let (version, store) = state.withLock { state in (state.machine.setTokens(tokens), state.store) }
         persist(tokens, version: version, to: store)
     }
 
     /// Adds a handler for the end of the session, whatever ends it, so the app can log the user out and clear what is
-    /// theirs (e.g. `CacheAdapter.removeAll()`). Runs on ``Options/callbackQueue``; handlers stay for the manager's
-    /// lifetime; a connection problem never ends the session. Returns this manager, to chain calls.
+    /// theirs (e.g. `CacheAdapter.removeAll()`).
+    ///
+    /// Runs on ``Options/callbackQueue``; handlers stay for the manager's lifetime; a connection problem never ends the
+    /// session. Returns this manager, to chain calls.
     ///
     /// The handler receives the error the requests fail with; its code says why:
     /// - ``BaseServerError/Code-swift.struct/tokenRefreshFailed``: a refresh failed in a way

@@ -41,6 +41,7 @@ public struct AccessTokenPreparator: RequestPreparator {
     }
 
     /// `request` with `token` in ``header``, replacing any value there (whatever its case); with `nil`, without it.
+    ///
     /// Throws ``BaseServerError`` `invalidRequest` (never showing the token) when it is empty or holds characters a
     /// header cannot carry.
     public func authorize(_ request: ServerRequest, with token: String?) throws -> ServerRequest {

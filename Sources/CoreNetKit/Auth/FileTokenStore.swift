@@ -29,8 +29,9 @@ public final class FileTokenStore: SharedTokenStore {
     public let lease: Duration
     private let lock: FileLeaseLock
 
-    /// Creates a store for the tokens in the file `url`, created on the first write (its folder must exist). `lease`:
-    /// the longest one process may hold the refresh lock; make it longer than a refresh takes.
+    /// Creates a store for the tokens in the file `url`, created on the first write (its folder must exist).
+    ///
+    /// `lease`: the longest one process may hold the refresh lock; make it longer than a refresh takes.
     public init(url: URL, lease: Duration = .seconds(60)) {
         self.url = url
         self.lease = lease
@@ -50,8 +51,9 @@ public final class FileTokenStore: SharedTokenStore {
         try? write(SharedTokens(tokens: tokens))
     }
 
-    /// The stored entry, read now; empty when the file does not exist. Throws ``BaseServerError`` `fileAccess` when the
-    /// file cannot be read or is not an entry.
+    /// The stored entry, read now; empty when the file does not exist.
+    ///
+    /// Throws ``BaseServerError`` `fileAccess` when the file cannot be read or is not an entry.
     public func entry() throws -> SharedTokens {
         let data: Data
         do {

@@ -38,9 +38,10 @@ public final class PostgresTokenStore: SharedTokenStore {
     private let cached: Locked<SharedTokens>
     private let lastWrite = Locked<Task<Void, Never>?>(nil)
 
-    /// Connects, creates ``table`` if missing, and reads the tokens of `account` (the row's key). `table` takes
-    /// lowercase letters, digits and `_`, starting with a letter; `lease` is the longest one process may hold the
-    /// refresh lock.
+    /// Connects, creates ``table`` if missing, and reads the tokens of `account` (the row's key).
+    ///
+    /// `table` takes lowercase letters, digits and `_`, starting with a letter; `lease` is the longest one process may
+    /// hold the refresh lock.
     ///
     /// - Throws: ``BaseServerError`` `invalidRequest` for a bad table name, `cannotConnect` when the database cannot be
     ///   reached, `transport` when a statement fails.

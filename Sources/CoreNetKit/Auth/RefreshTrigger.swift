@@ -9,8 +9,9 @@
 import Foundation
 
 /// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected": a `401` by default,
-/// another status, an error code in the body, or your own rule. It is checked before validation on every response of a
-/// request that requires authorization.
+/// another status, an error code in the body, or your own rule.
+///
+/// It is checked before validation on every response of a request that requires authorization.
 ///
 /// ```swift
 /// options.trigger = .status(401, 403)

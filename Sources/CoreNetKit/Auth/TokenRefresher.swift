@@ -36,9 +36,10 @@ public struct ClosureTokenRefresher: TokenRefresher {
     /// Creates a refresher that calls `body`.
     public init(_ body: @escaping @Sendable (AuthTokens) async throws -> AuthTokens) { self.body = body }
 
-    /// Creates a refresher that calls `body` and waits for its completion handler. `body` may call the handler at once
-    /// or later, from any thread; only the first call counts. If it never does, the refresh ends at
-    /// ``AccessSafeRequestManager/Options/refreshTimeout`` (nothing leaks).
+    /// Creates a refresher that calls `body` and waits for its completion handler.
+    ///
+    /// `body` may call the handler at once or later, from any thread; only the first call counts. If it never does, the
+    /// refresh ends at ``AccessSafeRequestManager/Options/refreshTimeout`` (nothing leaks).
     public init(
         completion body:
             @escaping @Sendable (AuthTokens, @escaping @Sendable (Result<AuthTokens, any Error>) -> Void) -> Void

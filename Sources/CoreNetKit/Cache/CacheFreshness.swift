@@ -9,8 +9,10 @@
 import Foundation
 
 /// Freshness for responses that say nothing about it: a capped fraction of the time since `Last-Modified` (RFC 9111
-/// §4.2.2). Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without `max-age` or
-/// `Expires` is stale at once.
+/// §4.2.2).
+///
+/// Off unless set on ``NetworkConfiguration/heuristicFreshness``: by default a response without `max-age` or `Expires`
+/// is stale at once.
 public struct HeuristicFreshness: Sendable, Hashable {
     /// The part of `Date` minus `Last-Modified` that the response stays fresh; browsers use 0.1.
     public var fraction: Double

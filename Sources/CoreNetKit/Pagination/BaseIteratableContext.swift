@@ -84,18 +84,22 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     // MARK: Handlers
 
-    /// Adds a handler for pages: it runs on ``queue``, once per page delivered after it was added, in page order,
-    /// never for a cancelled or reset page. It is kept until the paginator is released: capture the paginator weakly.
+    /// Adds a handler for pages: it runs on ``queue``, once per page delivered after it was added, in page order, never
+    /// for a cancelled or reset page.
+    ///
+    /// It is kept until the paginator is released: capture the paginator weakly.
     @discardableResult
     public func onSuccess(_ handler: @escaping @Sendable (Page) -> Void) -> Self {
         state.withLock { $0.success.append(handler) }
         return self
     }
 
-    /// Adds a handler for failed pages: it runs on ``queue``, once per failed page delivered after it was added, and
-    /// is kept until the paginator is released. The error is the page context's (a ``BaseServerError`` or what an
-    /// ``ErrorMapperAdapter`` produced); ``BaseServerError/cancelled`` when someone else than the paginator
-    /// cancelled that context. The position is unchanged, so the next ``moveNext()`` retries the page.
+    /// Adds a handler for failed pages: it runs on ``queue``, once per failed page delivered after it was added, and is
+    /// kept until the paginator is released.
+    ///
+    /// The error is the page context's (a ``BaseServerError`` or what an ``ErrorMapperAdapter`` produced);
+    /// ``BaseServerError/cancelled`` when someone else than the paginator cancelled that context. The position is
+    /// unchanged, so the next ``moveNext()`` retries the page.
     @discardableResult
     public func onError(_ handler: @escaping @Sendable (any Error) -> Void) -> Self {
         state.withLock { $0.failure.append(handler) }

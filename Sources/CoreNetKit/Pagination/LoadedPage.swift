@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// One loaded page and where the next one starts: what the page loader of a ``BaseIteratableContext`` delivers.
+///
 /// ``OffsetPaginator`` and ``CursorPaginator`` build it for you; build it for other kinds, such as page numbers:
 ///
 /// ```swift

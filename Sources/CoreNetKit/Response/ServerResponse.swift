@@ -77,8 +77,10 @@ public struct ServerResponse: Sendable {
     }
 
     /// The body parsed as JSON, again on each call (no cache, so responses never read as JSON cost nothing): keep the
-    /// result to reuse it. Throws ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping`` when
-    /// the body is not JSON.
+    /// result to reuse it.
+    ///
+    /// Throws ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping`` when the body is not
+    /// JSON.
     public func json() throws -> JSON {
         do {
             return try JSON(data: data)

@@ -37,9 +37,10 @@ extension BaseServerRequest {
 
 extension ServerRequest {
     /// This request's response as a stream the caller reads as it arrives: see
-    /// ``BaseServerRequest/stream(idleTimeout:)`` and ``ResponseStream``. `configuration` defaults to
-    /// ``NetworkConfiguration/default`` as it is now; `idleTimeout` `nil` takes the configuration's, else
-    /// ``ResponseStream/defaultIdleTimeout``.
+    /// ``BaseServerRequest/stream(idleTimeout:)`` and ``ResponseStream``.
+    ///
+    /// `configuration` defaults to ``NetworkConfiguration/default`` as it is now; `idleTimeout` `nil` takes the
+    /// configuration's, else ``ResponseStream/defaultIdleTimeout``.
     public func stream(configuration: NetworkConfiguration = .default, idleTimeout: TimeInterval? = nil)
         -> ResponseStream
     {

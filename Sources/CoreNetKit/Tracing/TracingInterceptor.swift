@@ -46,7 +46,9 @@ public struct TracingInterceptor: Interceptor {
     let role: Role
 
     /// Creates the span stage alone; put it first in the chain (``NetworkConfiguration/addTracing(tracer:)`` also adds
-    /// the attempt stage). A `nil` `tracer` uses `InstrumentationSystem.tracer` as it is when the request runs.
+    /// the attempt stage).
+    ///
+    /// A `nil` `tracer` uses `InstrumentationSystem.tracer` as it is when the request runs.
     public init(tracer: (any Tracer)? = nil) {
         self.init(tracer: tracer, role: .span)
     }
@@ -141,9 +143,10 @@ public struct TracingInterceptor: Interceptor {
 
 extension NetworkConfiguration {
     /// Traces every request with ``TracingInterceptor``: its span stage first in ``interceptors`` (so the span covers
-    /// retries, token refreshes and validation), its attempt stage last (right before the transport). Call it once,
-    /// after other changes to ``interceptors``. A `nil` `tracer` uses `InstrumentationSystem.tracer` as it is when a
-    /// request runs.
+    /// retries, token refreshes and validation), its attempt stage last (right before the transport).
+    ///
+    /// Call it once, after other changes to ``interceptors``. A `nil` `tracer` uses `InstrumentationSystem.tracer` as
+    /// it is when a request runs.
     public mutating func addTracing(tracer: (any Tracer)? = nil) {
         interceptors.insert(TracingInterceptor(tracer: tracer, role: .span), at: 0)
         interceptors.append(TracingInterceptor(tracer: tracer, role: .attempt))

@@ -18,8 +18,10 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
-/// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times FoundationNetworking's throughput at
-/// a third of its CPU per request. Available with the package trait `AsyncHTTPClient`:
+/// A ``Transport`` on swift-server's AsyncHTTPClient: on Linux several times FoundationNetworking's throughput at a
+/// third of its CPU per request.
+///
+/// Available with the package trait `AsyncHTTPClient`:
 ///
 /// ```swift
 /// .package(url: "https://github.com/corenetkit/CoreNetKit.git", from: "0.1.0", traits: ["AsyncHTTPClient"])
@@ -76,8 +78,10 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down; bodies are decompressed as its
-    /// configuration says. `bodyBufferLimit`: the most unread body bytes per request before the client stops
-    /// reading the socket; 1 MiB by default.
+    /// configuration says.
+    ///
+    /// `bodyBufferLimit`: the most unread body bytes per request before the client stops reading the socket; 1 MiB by
+    /// default.
     public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false

@@ -74,10 +74,12 @@ public protocol TransportExchange: Sendable {
 }
 
 /// Where a transport reports one exchange, from any thread, one event at a time, in order:
-/// ``head(statusCode:headers:url:httpVersion:)``, ``chunk(_:)`` per body piece, then ``end()`` or ``fail(_:)``
-/// (which may also replace the head). Events after the end, a failure or a cancellation are ignored; a chunk before
-/// the head fails the exchange. A transport with its own queue reports ``queued()`` from `start` and ``sending()``
-/// when the request leaves it, so the deadline skips the wait.
+/// ``head(statusCode:headers:url:httpVersion:)``, ``chunk(_:)`` per body piece, then ``end()`` or ``fail(_:)`` (which
+/// may also replace the head).
+///
+/// Events after the end, a failure or a cancellation are ignored; a chunk before the head fails the exchange. A
+/// transport with its own queue reports ``queued()`` from `start` and ``sending()`` when the request leaves it, so the
+/// deadline skips the wait.
 public struct TransportEvents: Sendable {
     let driver: ExchangeDriver
 
@@ -125,12 +127,14 @@ public struct TransportRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body: none, bytes, a file or a stream of chunks.
     public var body: RequestBody
-    /// The deadline in seconds from the first byte sent to the body's last byte read; `.infinity` for none. The
-    /// pipeline keeps it; a transport may use it as its own backstop.
+    /// The deadline in seconds from the first byte sent to the body's last byte read; `.infinity` for none.
+    ///
+    /// The pipeline keeps it; a transport may use it as its own backstop.
     public var timeout: TimeInterval
-    /// Whether the whole body is read before any is used (set by the pipeline unless the body is streamed). Then the
-    /// head is handed over with the first body bytes (or the end), sparing a small response a wake-up. `false` by
-    /// default: the head is handed over as soon as it arrives.
+    /// Whether the whole body is read before any is used (set by the pipeline unless the body is streamed).
+    ///
+    /// Then the head is handed over with the first body bytes (or the end), sparing a small response a wake-up. `false`
+    /// by default: the head is handed over as soon as it arrives.
     public var bodyIsCollected = false
     /// Creates a transport request.
     public init(
