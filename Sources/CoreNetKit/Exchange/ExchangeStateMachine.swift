@@ -241,11 +241,7 @@ struct ExchangeStateMachine {
         } else if let idle = limits.idle, silenceCounts, now >= silenceSince + idle {
             timeout = Self.timedOut("nothing arrived for the idle timeout of \(Self.seconds(limits.idle)) s")
         }
-        guard let timeout else {
-            var output = Output()
-            output.wake = nextWake()
-            return output
-        }
+        guard let timeout else { return Output(wake: nextWake()) }
         expiry = timeout
         phase = .expired
         dropBuffer()
@@ -257,9 +253,7 @@ struct ExchangeStateMachine {
         } else {
             gracePassed = true
         }
-        let answer = answerWaitingReader()
-        output.answer = answer.answer
-        if answer.wake != nil { output.wake = answer.wake }
+        answerWaitingReader(into: &output)
         return output
     }
 
