@@ -137,31 +137,22 @@ struct ExchangeStateMachine {
 
     /// The transport sent the whole body.
     mutating func ended(now: Duration) -> Output {
-        switch phase {
-        case .queued, .waitingForHead:
-            return failed(URLError(.networkConnectionLost), now: now)
-        case .receiving:
-            guard transportEnd == nil else { return Output() }
-            transportEnd = .success(())
-            return answerWaitingReader()
-        case .expired:
-            return woundDown()
-        case .closed:
-            return Output()
-        }
+        let headless = phase == .queued || phase == .waitingForHead
+        return transportEnded(headless ? .failure(URLError(.networkConnectionLost)) : .success(()))
     }
 
-    mutating func failed(_ error: any Error, now: Duration) -> Output {
+    mutating func failed(_ error: any Error, now: Duration) -> Output { transportEnded(.failure(error)) }
+
+    /// The transport's end (only the first counts): the reader reads up to it, or an expired exchange has wound down.
+    private mutating func transportEnded(_ end: Result<Void, any Error>) -> Output {
         switch phase {
         case .queued, .waitingForHead, .receiving:
             guard transportEnd == nil else { return Output() }
-            transportEnd = .failure(error)
-            if phase != .receiving { phase = .receiving }
+            transportEnd = end
+            phase = .receiving
             return answerWaitingReader()
-        case .expired:
-            return woundDown()
-        case .closed:
-            return Output()
+        case .expired: return woundDown()
+        case .closed: return Output()
         }
     }
 
