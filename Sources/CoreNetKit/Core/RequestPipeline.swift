@@ -126,12 +126,8 @@ extension ContextOutcome {
 
     /// The resume data the failure carries, if any.
     var resumeData: DownloadResumeData? {
-        if case .failure(let error) = self { return (error as? BaseServerError)?.resumeData }
-        return nil
+        if case .failure(let error) = self { (error as? BaseServerError)?.resumeData } else { nil }
     }
 
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
+    var isSuccess: Bool { if case .success = self { true } else { false } }
 }

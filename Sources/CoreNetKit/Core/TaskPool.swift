@@ -52,8 +52,7 @@ public final class TaskPool: Sendable {
         var nextId = 0
 
         func slot(_ id: String) -> Slot? {
-            if let slot = slots[id] { return slot }
-            return TaskPool.generatedNumber(id).flatMap { generated[$0] }
+            slots[id] ?? TaskPool.generatedNumber(id).flatMap { generated[$0] }
         }
 
         var all: [Slot] { Array(slots.values) + Array(generated.values) }
