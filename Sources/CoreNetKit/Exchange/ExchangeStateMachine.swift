@@ -43,7 +43,7 @@ struct ExchangeStateMachine {
     private(set) var bufferedBytes = 0
     private var paused = false
     /// How the transport ended; `nil` while it still sends.
-    private var transportEnd: Result<Void, any Error>?
+    private(set) var transportEnd: Result<Void, any Error>?
     private enum Waiting { case head, chunk }
     private var waiting: Waiting?
     /// The timeout once the deadline passed; why the exchange closed, for a late reader.
@@ -54,9 +54,6 @@ struct ExchangeStateMachine {
     init(limits: Limits) {
         self.limits = limits
     }
-
-    /// Whether the transport has reported the end of the body (or a failure).
-    var transportHasEnded: Bool { transportEnd != nil }
 
     // MARK: The transport's events
 
