@@ -193,7 +193,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let pool = configuration.taskPool
         let member = withUnsafeCurrentTask { InlineRequest(task: $0) }
         let (id, number) = pool.registerGenerated(
-            request: serverRequest, startedAt: configuration.clock.currentDate, member: member)
+            request: serverRequest, startedAt: configuration.clock.currentDate
+        ) { id, number in ((id, number), member) }
         defer { pool.removeGenerated(number) }
         let result = await run(consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
         member.detach()

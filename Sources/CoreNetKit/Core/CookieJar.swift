@@ -62,10 +62,9 @@ enum CookieJar {
         while let comma = rest.firstIndex(of: ",") {
             current += rest[..<comma]
             let after = rest[rest.index(after: comma)...]
-            let token = after.drop { $0 == " " }.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
-            let startsCookie =
-                !token.isEmpty && after.drop(while: { $0 == " " }).dropFirst(token.count).first == "="
-            if startsCookie {
+            let name = after.drop { $0 == " " }
+            let token = name.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
+            if !token.isEmpty && name.dropFirst(token.count).first == "=" {
                 fields.append(current)
                 current = ""
             } else {
@@ -93,9 +92,7 @@ enum CookieJar {
     static func domainMatches(host: String, cookieDomain: String) -> Bool {
         let domain = cookieDomain.lowercased()
         guard domain.hasPrefix(".") else { return host == domain }
-        let bare = String(domain.dropFirst())
-        if host == bare { return true }
-        return host.hasSuffix(domain) && !isIPAddress(host)
+        return host == domain.dropFirst() || host.hasSuffix(domain) && !isIPAddress(host)
     }
 
     /// RFC 6265 §5.1.4: equal paths, or the cookie's path is a prefix of the request's ending in `/` or followed by
@@ -116,13 +113,9 @@ enum CookieJar {
     /// `cookie` with its expiry from `Max-Age` (at `now`) and its default path when the field
     /// names none; `nil` when it cannot be rebuilt.
     private static func corrected(_ cookie: HTTPCookie, field: String, url: URL, now: Date) -> HTTPCookie? {
-        let attributes = Set(
-            field.split(separator: ";").dropFirst().map {
-                $0.split(separator: "=", maxSplits: 1).first.map {
-                    $0.trimmingHTTPWhitespace.lowercased()
-                }
-                    ?? ""
-            })
+        let namesPath = field.split(separator: ";").dropFirst().contains {
+            $0.split(separator: "=", maxSplits: 1).first?.trimmingHTTPWhitespace.lowercased() == "path"
+        }
         var properties = cookie.properties ?? [:]
         var changed = false
         if let maxAge = properties[.maximumAge].flatMap({ Int("\($0)") }) {
@@ -130,7 +123,7 @@ enum CookieJar {
             properties[.maximumAge] = nil
             changed = true
         }
-        if !attributes.contains("path") {
+        if !namesPath {
             properties[.path] = defaultPath(of: url)
             changed = true
         }

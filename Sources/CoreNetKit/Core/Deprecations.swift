@@ -46,12 +46,7 @@ open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @un
         var response = response
         response.decoder = decoder
         let mapped = OneShot<Model>()
-        handle(serverResponse: response) { result in
-            switch result {
-            case .success(let model, _): mapped.resume(.success(model))
-            case .failure(let error): mapped.resume(.failure(error))
-            }
-        }
+        handle(serverResponse: response) { result in mapped.resume(Result { try result.get() }) }
         return try await mapped.value
     }
 }

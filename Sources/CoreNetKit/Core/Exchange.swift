@@ -63,8 +63,7 @@ final class Exchange: Sendable {
         transportRequest.bodyIsCollected = request.responseBodyStream == nil
         let watched = configuration.logger != nil || monitoring != nil
         let attempt = watched ? announce(transportRequest, handedOver: handedOver) : Attempt()
-        let clock = configuration.clock
-        let start = clock.stopwatch()
+        let start = configuration.clock.stopwatch()
         do {
             let limits = ExchangeStateMachine.Limits(
                 timeout: transportRequest.timeout, idle: configuration.idleTimeout,

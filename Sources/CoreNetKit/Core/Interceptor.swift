@@ -55,13 +55,8 @@ public protocol Interceptor: Sendable {
 /// background revalidation): that call is not cancelled with the request, reports no progress, and only the monitors
 /// that record exchanges hear of it, each exchange marked MonitoredExchange/isAfterRequestEnded.
 public struct InterceptorChain: Sendable {
-    private let exchange: Exchange
-    private let index: Int
-
-    init(exchange: Exchange, index: Int) {
-        self.exchange = exchange
-        self.index = index
-    }
+    let exchange: Exchange
+    let index: Int
 
     /// The id of the request in the TaskPool.
     public var requestId: String { exchange.requestId }

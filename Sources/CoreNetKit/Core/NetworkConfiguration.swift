@@ -29,15 +29,15 @@ public struct NetworkConfiguration: Sendable {
 
     private var mutableStorage: Storage {
         mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(values: storage.values) }
             return storage
         }
     }
 
     /// Sends requests; ``URLSessionTransport`` by default.
     public var transport: any Transport {
-        get { storage.transport }
-        set { mutableStorage.transport = newValue }
+        get { storage.values.transport }
+        set { mutableStorage.values.transport = newValue }
     }
 
     /// Prepare every request, in order; by default ``DefaultHeadersPreparator``. The setting of the
@@ -60,24 +60,24 @@ public struct NetworkConfiguration: Sendable {
     }
     /// Decodes models in the default mapping.
     public var decoder: JSONDecoder {
-        get { storage.decoder }
-        set { mutableStorage.decoder = newValue }
+        get { storage.values.decoder }
+        set { mutableStorage.values.decoder = newValue }
     }
     /// Encodes `.json` parameters.
     public var encoder: JSONEncoder {
-        get { storage.encoder }
-        set { mutableStorage.encoder = newValue }
+        get { storage.values.encoder }
+        set { mutableStorage.values.encoder = newValue }
     }
     /// Receives request and response log entries; `nil` logs nothing.
     public var logger: (any NetworkLogger)? {
-        get { storage.logger }
-        set { mutableStorage.logger = newValue }
+        get { storage.values.logger }
+        set { mutableStorage.values.logger = newValue }
     }
     /// The queue context handlers run on; `.main` by default. That is the main *queue*: on Linux under an async `main`
     /// another thread drains it (`Thread.isMainThread` is `false`). Set your own if nothing drains it.
     public var callbackQueue: DispatchQueue {
-        get { storage.callbackQueue }
-        set { mutableStorage.callbackQueue = newValue }
+        get { storage.values.callbackQueue }
+        set { mutableStorage.values.callbackQueue = newValue }
     }
     /// The deadline, in seconds, of requests that set none (60 by default): it bounds the whole exchange on every
     /// transport, from the first byte sent to the last body byte read (slow headers, a stalled or trickled body, a
@@ -85,31 +85,31 @@ public struct NetworkConfiguration: Sendable {
     /// connection closed. `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under
     /// ``idleTimeout``.
     public var timeout: TimeInterval {
-        get { storage.timeout }
-        set { mutableStorage.timeout = newValue }
+        get { storage.values.timeout }
+        set { mutableStorage.values.timeout = newValue }
     }
     /// The longest silence allowed between two pieces of a response (its head, then each body chunk), in seconds; `nil`
     /// (the default) sets none. Set it with `timeout: .infinity` to read a long stream that must never stall.
     public var idleTimeout: TimeInterval? {
-        get { storage.idleTimeout }
-        set { mutableStorage.idleTimeout = newValue }
+        get { storage.values.idleTimeout }
+        set { mutableStorage.values.idleTimeout = newValue }
     }
     /// The most bytes of a response body collected into memory, counted after decompression; 64 MiB by default. A
     /// larger body ends in ``BaseServerError/Code-swift.struct/responseTooLarge`` with the connection closed.
     public var maximumResponseBodySize: Int {
-        get { storage.maximumResponseBodySize }
-        set { mutableStorage.maximumResponseBodySize = newValue }
+        get { storage.values.maximumResponseBodySize }
+        set { mutableStorage.values.maximumResponseBodySize = newValue }
     }
     /// The most bytes a download to a file (``ServerRequest/downloadDestination``) may have;
     /// `nil` (the default) sets no limit. Past it, ``BaseServerError/Code-swift.struct/responseTooLarge``.
     public var maximumDownloadSize: Int64? {
-        get { storage.maximumDownloadSize }
-        set { mutableStorage.maximumDownloadSize = newValue }
+        get { storage.values.maximumDownloadSize }
+        set { mutableStorage.values.maximumDownloadSize = newValue }
     }
     /// Where requests in flight are registered.
     public var taskPool: TaskPool {
-        get { storage.taskPool }
-        set { mutableStorage.taskPool = newValue }
+        get { storage.values.taskPool }
+        set { mutableStorage.values.taskPool = newValue }
     }
     /// Stores responses for each request's ``CachePolicy``; `nil` (the default) caches nothing. See
     /// ``DiskCacheAdapter`` and ``UrlCacheAdapter``. The setting of the ``CacheInterceptor`` in ``interceptors``:
@@ -128,8 +128,8 @@ public struct NetworkConfiguration: Sendable {
     /// Observe every request of this configuration (metrics, tracing, debugging); empty by default, so a request pays
     /// nothing for monitoring. See ``NetworkEventMonitor``.
     public var monitors: [any NetworkEventMonitor] {
-        get { storage.monitors }
-        set { mutableStorage.monitors = newValue }
+        get { storage.values.monitors }
+        set { mutableStorage.values.monitors = newValue }
     }
     /// When and how often failed requests are sent again; `nil` (the default) retries only the requests that bring
     /// their own ``ServerRequest/retryPolicy``. The setting of the ``RetryInterceptor``, which stays in
@@ -147,39 +147,36 @@ public struct NetworkConfiguration: Sendable {
     /// setting then reads empty). Append your own ``Interceptor`` to run it right before the transport (after the token
     /// is added, once per attempt), or place it before a built-in one with `interceptors.insert(_:before:)`.
     public var interceptors: [any Interceptor] {
-        get { storage.interceptors }
-        set { mutableStorage.interceptors = newValue }
+        get { storage.values.interceptors }
+        set { mutableStorage.values.interceptors = newValue }
     }
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
     public var clock: any NetworkClock {
-        get { storage.clock }
-        set { mutableStorage.clock = newValue }
+        get { storage.values.clock }
+        set { mutableStorage.values.clock = newValue }
     }
     /// Freshness from `Last-Modified` for cached responses without `max-age` or `Expires` (used by
     /// ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default) treats them as stale, so always revalidated.
     public var heuristicFreshness: HeuristicFreshness? {
-        get { storage.heuristicFreshness }
-        set { mutableStorage.heuristicFreshness = newValue }
+        get { storage.values.heuristicFreshness }
+        set { mutableStorage.values.heuristicFreshness = newValue }
     }
     /// Where cookies are kept; `nil` (the default) keeps and sends none. Otherwise every request, on every transport,
     /// gets the `Cookie` header of the matching stored cookies (RFC 6265: domain, path, `Secure`, expiry by ``clock``;
     /// not port) and every response's `Set-Cookie` fields are stored. See <doc:Cookies>.
     public var cookieStorage: HTTPCookieStorage? {
-        get { storage.cookieStorage }
-        set { mutableStorage.cookieStorage = newValue }
+        get { storage.values.cookieStorage }
+        set { mutableStorage.values.cookieStorage = newValue }
     }
 
     private func stage<Stage: Interceptor>(_ type: Stage.Type) -> Stage? {
-        for stage in storage.interceptors {
-            if let stage = stage as? Stage { return stage }
-        }
-        return nil
+        storage.values.interceptors.first { $0 is Stage } as? Stage
     }
 
     /// Replaces the first stage of its type, or inserts it in its standard place; `nil` or an off stage removes it.
     private mutating func setStage<Stage: BuiltInStage>(_ stage: Stage?) {
-        var stages = storage.interceptors
+        var stages = storage.values.interceptors
         let index = stages.firstIndex { $0 is Stage }
         switch (stage.flatMap { $0.isOff ? nil : $0 }, index) {
         case (let stage?, let index?): stages[index] = stage
@@ -187,7 +184,7 @@ public struct NetworkConfiguration: Sendable {
         case (nil, let index?): stages.remove(at: index)
         case (nil, nil): return
         }
-        mutableStorage.interceptors = stages
+        mutableStorage.values.interceptors = stages
     }
 
     /// Creates a configuration; every argument has the default described on its property.
@@ -224,14 +221,16 @@ public struct NetworkConfiguration: Sendable {
         let given = Set(interceptors.map { ObjectIdentifier(type(of: $0)) })
         let stages = builtIn.filter { !$0.isOff && !given.contains(ObjectIdentifier(type(of: $0))) }
         self.storage = Storage(
-            transport: transport ?? SharedTransport.urlSession, decoder: decoder, encoder: encoder, logger: logger,
-            callbackQueue: callbackQueue, timeout: timeout, idleTimeout: idleTimeout,
-            maximumResponseBodySize: maximumResponseBodySize, maximumDownloadSize: maximumDownloadSize,
-            taskPool: taskPool, monitors: monitors, interceptors: stages + interceptors, clock: clock,
-            heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage)
+            values: Values(
+                transport: transport ?? Self.sharedTransport, decoder: decoder, encoder: encoder, logger: logger,
+                callbackQueue: callbackQueue, timeout: timeout, idleTimeout: idleTimeout,
+                maximumResponseBodySize: maximumResponseBodySize, maximumDownloadSize: maximumDownloadSize,
+                taskPool: taskPool, monitors: monitors, interceptors: stages + interceptors, clock: clock,
+                heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage))
     }
 
     private static let shared = Locked(NetworkConfiguration())
+    private static let sharedTransport = URLSessionTransport()
 
     /// The configuration of every request that does not bring its own; thread-safe to read and write, and a change
     /// affects requests performed afterwards.
@@ -242,7 +241,12 @@ public struct NetworkConfiguration: Sendable {
 
     private final class Storage: @unchecked Sendable {
         // safe: changed only through `mutableStorage` while uniquely owned; shared storage is only read.
+        var values: Values
 
+        init(values: Values) { self.values = values }
+    }
+
+    private struct Values {
         var transport: any Transport
         var decoder: JSONDecoder
         var encoder: JSONEncoder
@@ -258,53 +262,5 @@ public struct NetworkConfiguration: Sendable {
         var clock: any NetworkClock
         var heuristicFreshness: HeuristicFreshness?
         var cookieStorage: HTTPCookieStorage?
-
-        init(
-            transport: any Transport,
-            decoder: JSONDecoder,
-            encoder: JSONEncoder,
-            logger: (any NetworkLogger)?,
-            callbackQueue: DispatchQueue,
-            timeout: TimeInterval,
-            idleTimeout: TimeInterval?,
-            maximumResponseBodySize: Int,
-            maximumDownloadSize: Int64?,
-            taskPool: TaskPool,
-            monitors: [any NetworkEventMonitor],
-            interceptors: [any Interceptor],
-            clock: any NetworkClock,
-            heuristicFreshness: HeuristicFreshness?,
-            cookieStorage: HTTPCookieStorage?
-        ) {
-            self.transport = transport
-            self.decoder = decoder
-            self.encoder = encoder
-            self.logger = logger
-            self.callbackQueue = callbackQueue
-            self.timeout = timeout
-            self.idleTimeout = idleTimeout
-            self.maximumResponseBodySize = maximumResponseBodySize
-            self.maximumDownloadSize = maximumDownloadSize
-            self.taskPool = taskPool
-            self.monitors = monitors
-            self.interceptors = interceptors
-            self.clock = clock
-            self.heuristicFreshness = heuristicFreshness
-            self.cookieStorage = cookieStorage
-        }
-
-        func copy() -> Storage {
-            Storage(
-                transport: transport, decoder: decoder, encoder: encoder, logger: logger, callbackQueue: callbackQueue,
-                timeout: timeout,
-                idleTimeout: idleTimeout, maximumResponseBodySize: maximumResponseBodySize,
-                maximumDownloadSize: maximumDownloadSize, taskPool: taskPool, monitors: monitors,
-                interceptors: interceptors,
-                clock: clock, heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage)
-        }
     }
-}
-
-enum SharedTransport {
-    static let urlSession = URLSessionTransport()
 }

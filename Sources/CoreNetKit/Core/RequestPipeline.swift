@@ -114,17 +114,11 @@ extension ContextOutcome {
     /// The failure with `resumeData` on its error, so the caller can resume the download; a result that cannot carry it
     /// (a success, an error of another type) has the partial file removed instead.
     func carrying(_ resumeData: DownloadResumeData) -> ContextOutcome {
-        if case .failure(let error) = self {
-            var carried: BaseServerError?
-            if let error = error as? BaseServerError {
-                carried = error
-            } else if error is CancellationError {
-                carried = .cancelled
-            }
-            if var carried {
-                carried.resumeData = resumeData
-                return .failure(carried)
-            }
+        if case .failure(let error) = self,
+            var carried = error as? BaseServerError ?? (error is CancellationError ? .cancelled : nil)
+        {
+            carried.resumeData = resumeData
+            return .failure(carried)
         }
         resumeData.removePartialFile()
         return self
@@ -132,12 +126,8 @@ extension ContextOutcome {
 
     /// The resume data the failure carries, if any.
     var resumeData: DownloadResumeData? {
-        if case .failure(let error) = self { return (error as? BaseServerError)?.resumeData }
-        return nil
+        if case .failure(let error) = self { (error as? BaseServerError)?.resumeData } else { nil }
     }
 
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
+    var isSuccess: Bool { if case .success = self { true } else { false } }
 }

@@ -1,8 +1,8 @@
 //
 // This source file is part of the CoreNetKit open source project
-/// A request whose model is the response itself: what the library sends for an adapter that reads the response on its
-/// own (the OpenAPI client transport, a streamed response, an outbox whose model is decoded later by the kind's
-/// registration).
+//
+// Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
 

@@ -52,8 +52,7 @@ public final class TaskPool: Sendable {
         var nextId = 0
 
         func slot(_ id: String) -> Slot? {
-            if let slot = slots[id] { return slot }
-            return TaskPool.generatedNumber(id).flatMap { generated[$0] }
+            slots[id] ?? TaskPool.generatedNumber(id).flatMap { generated[$0] }
         }
 
         var all: [Slot] { Array(slots.values) + Array(generated.values) }
@@ -104,14 +103,6 @@ public final class TaskPool: Sendable {
             })
     }
 
-    /// Registers a request under an id made here (the caller's Task runs it, so nobody joins it); remove it with
-    /// ``removeGenerated(_:)`` and the returned number.
-    func registerGenerated(
-        request: ServerRequest, startedAt: Date, member: any PoolMember
-    ) -> (id: String, number: Int) {
-        registerGenerated(request: request, startedAt: startedAt) { id, number in ((id, number), member) }
-    }
-
     /// Registers the member `make` creates under a new id (nobody can join it) and returns what `make` made. `make`
     /// gets the id and the number for ``removeGenerated(_:)``, and runs under the pool's lock.
     func registerGenerated<Made>(
@@ -129,7 +120,7 @@ public final class TaskPool: Sendable {
         }
     }
 
-    /// Removes the request ``registerGenerated(request:startedAt:member:)`` numbered `number`. A number is made once
+    /// Removes the request ``registerGenerated(request:startedAt:make:)`` numbered `number`. A number is made once
     /// and only its request knows it, so no identity is compared.
     func removeGenerated(_ number: Int) {
         let removed = state.withLock { $0.generated.removeValue(forKey: number) }

@@ -24,13 +24,7 @@ struct ServerTrustFailure {
     /// Reads `error`; `nil` when it is not a trust failure.
     init?(_ error: URLError) {
         let marked = error.userInfo[Self.reasonKey] as? String
-        switch error.code {
-        case .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
-            .serverCertificateNotYetValid:
-            break
-        default:
-            guard marked != nil else { return nil }
-        }
+        guard marked != nil || TransportErrorMapper.classify(error.code).0 == .serverTrust else { return nil }
         self.host = (error.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host
         self.reason = marked ?? Self.reason(for: error.code)
     }

@@ -181,7 +181,7 @@ final class ExchangeDriver: Sendable {
 
     /// The unread bytes and whether the transport has ended the body (for tests).
     var buffered: (bytes: Int, ended: Bool) {
-        state.withLock { ($0.machine.bufferedBytes, $0.machine.transportHasEnded) }
+        state.withLock { ($0.machine.bufferedBytes, $0.machine.transportEnd != nil) }
     }
 
     // MARK: Carrying out

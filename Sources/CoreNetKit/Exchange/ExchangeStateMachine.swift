@@ -43,7 +43,7 @@ struct ExchangeStateMachine {
     private(set) var bufferedBytes = 0
     private var paused = false
     /// How the transport ended; `nil` while it still sends.
-    private var transportEnd: Result<Void, any Error>?
+    private(set) var transportEnd: Result<Void, any Error>?
     private enum Waiting { case head, chunk }
     private var waiting: Waiting?
     /// The timeout once the deadline passed; why the exchange closed, for a late reader.
@@ -54,9 +54,6 @@ struct ExchangeStateMachine {
     init(limits: Limits) {
         self.limits = limits
     }
-
-    /// Whether the transport has reported the end of the body (or a failure).
-    var transportHasEnded: Bool { transportEnd != nil }
 
     // MARK: The transport's events
 
@@ -137,31 +134,22 @@ struct ExchangeStateMachine {
 
     /// The transport sent the whole body.
     mutating func ended(now: Duration) -> Output {
-        switch phase {
-        case .queued, .waitingForHead:
-            return failed(URLError(.networkConnectionLost), now: now)
-        case .receiving:
-            guard transportEnd == nil else { return Output() }
-            transportEnd = .success(())
-            return answerWaitingReader()
-        case .expired:
-            return woundDown()
-        case .closed:
-            return Output()
-        }
+        let headless = phase == .queued || phase == .waitingForHead
+        return transportEnded(headless ? .failure(URLError(.networkConnectionLost)) : .success(()))
     }
 
-    mutating func failed(_ error: any Error, now: Duration) -> Output {
+    mutating func failed(_ error: any Error, now: Duration) -> Output { transportEnded(.failure(error)) }
+
+    /// The transport's end (only the first counts): the reader reads up to it, or an expired exchange has wound down.
+    private mutating func transportEnded(_ end: Result<Void, any Error>) -> Output {
         switch phase {
         case .queued, .waitingForHead, .receiving:
             guard transportEnd == nil else { return Output() }
-            transportEnd = .failure(error)
-            if phase != .receiving { phase = .receiving }
+            transportEnd = end
+            phase = .receiving
             return answerWaitingReader()
-        case .expired:
-            return woundDown()
-        case .closed:
-            return Output()
+        case .expired: return woundDown()
+        case .closed: return Output()
         }
     }
 
@@ -241,11 +229,7 @@ struct ExchangeStateMachine {
         } else if let idle = limits.idle, silenceCounts, now >= silenceSince + idle {
             timeout = Self.timedOut("nothing arrived for the idle timeout of \(Self.seconds(limits.idle)) s")
         }
-        guard let timeout else {
-            var output = Output()
-            output.wake = nextWake()
-            return output
-        }
+        guard let timeout else { return Output(wake: nextWake()) }
         expiry = timeout
         phase = .expired
         dropBuffer()
@@ -257,9 +241,7 @@ struct ExchangeStateMachine {
         } else {
             gracePassed = true
         }
-        let answer = answerWaitingReader()
-        output.answer = answer.answer
-        if answer.wake != nil { output.wake = answer.wake }
+        answerWaitingReader(into: &output)
         return output
     }
 

@@ -56,21 +56,17 @@ final class SendingTask: TransportExchange {
     func pause() {}
 
     func resume() {
-        let waiter: CheckedContinuation<Void, Never>? = flow.withLock { flow in
+        flow.withLock { flow in
             flow.credits = min(flow.credits + 1, 2)
-            defer { flow.waiter = nil }
-            return flow.waiter
-        }
-        waiter?.resume()
+            return flow.waiter.take()
+        }?.resume()
     }
 
     func cancel() {
-        let waiter: CheckedContinuation<Void, Never>? = flow.withLock { flow in
+        flow.withLock { flow in
             flow.cancelled = true
-            defer { flow.waiter = nil }
-            return flow.waiter
-        }
-        waiter?.resume()
+            return flow.waiter.take()
+        }?.resume()
         task.withLock { $0 }?.cancel()
     }
 
