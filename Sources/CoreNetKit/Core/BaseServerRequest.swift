@@ -40,8 +40,10 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         configurationOverride ?? .default
     }
 
-    /// Describes the request to send; override it. The base implementation throws ``BaseServerError`` `invalidRequest`;
-    /// a thrown error ends the request before anything is sent.
+    /// Describes the request to send; override it.
+    ///
+    /// The base implementation throws ``BaseServerError`` `invalidRequest`; a thrown error ends the request before
+    /// anything is sent.
     open func createAsyncServerRequest() throws -> ServerRequest {
         throw BaseServerError.invalidRequest("\(type(of: self)) does not override createAsyncServerRequest()")
     }
@@ -50,9 +52,10 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// `"response.items"`; `nil` decodes the whole body.
     open var modelKeyPath: String? { nil }
 
-    /// Maps a validated response to the model: the override point for custom mapping. Called once per response, on the
-    /// request's Task, after the validators accepted `serverResponse`; the default decodes `Model` (see the type's
-    /// discussion). A thrown error ends the request with that error.
+    /// Maps a validated response to the model: the override point for custom mapping.
+    ///
+    /// Called once per response, on the request's Task, after the validators accepted `serverResponse`; the default
+    /// decodes `Model` (see the type's discussion). A thrown error ends the request with that error.
     ///
     /// ```swift
     /// override func handle(serverResponse: ServerResponse) throws -> Profile {
@@ -85,9 +88,11 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         return try handle(serverResponse: response)
     }
 
-    /// Starts the request and returns its context at once. The context delivers exactly one terminal event on the
-    /// configuration's callback queue; it and this request stay alive until then, so the caller need not keep them. A
-    /// request with the same ``ServerRequest/requestId`` as one in flight joins it.
+    /// Starts the request and returns its context at once.
+    ///
+    /// The context delivers exactly one terminal event on the configuration's callback queue; it and this request stay
+    /// alive until then, so the caller need not keep them. A request with the same ``ServerRequest/requestId`` as one
+    /// in flight joins it.
     public func perform() -> ActiveRequestContext<Model> {
         let configuration = configuration
         do {

@@ -75,8 +75,10 @@ public struct InterceptorChain: Sendable {
         if Task.isCancelled { throw BaseServerError.cancelled }
     }
 
-    /// Runs the rest of the chain for `request` and returns its response. May be called more than once (each call runs
-    /// every later stage again); a call after the request was cancelled throws `cancelled`.
+    /// Runs the rest of the chain for `request` and returns its response.
+    ///
+    /// May be called more than once (each call runs every later stage again); a call after the request was cancelled
+    /// throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     @inline(__always)
@@ -99,6 +101,7 @@ public struct InterceptorChain: Sendable {
     /// Hands an event to every monitor that asks for stage events (NetworkMonitorEvents/stages, in
     /// NetworkEventMonitor/events): `event` runs once per monitor, later on its ``NetworkEventMonitor/queue`` (this
     /// call never waits) or at once for one that runs inline, with the request as monitors see it (URL redacted).
+    ///
     /// Does nothing without monitors.
     ///
     /// ```swift

@@ -40,14 +40,17 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.values.transport = newValue }
     }
 
-    /// Prepare every request, in order; by default ``DefaultHeadersPreparator``. The setting of the
-    /// ``PreparatorInterceptor`` in ``interceptors``; an empty list removes that stage.
+    /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
+    ///
+    /// The setting of the ``PreparatorInterceptor`` in ``interceptors``; an empty list removes that stage.
     public var preparators: [any RequestPreparator] {
         get { stage(PreparatorInterceptor.self)?.preparators ?? [] }
         set { setStage(newValue.isEmpty ? nil : PreparatorInterceptor(newValue)) }
     }
-    /// Decide success, in order; by default ``StatusCodeValidator`` (2xx). A setting of the
-    /// ``ResponseValidationInterceptor``, with ``errorMappers``: the stage is in ``interceptors`` while either is set.
+    /// Decide success, in order; by default ``StatusCodeValidator`` (2xx).
+    ///
+    /// A setting of the ``ResponseValidationInterceptor``, with ``errorMappers``: the stage is in ``interceptors``
+    /// while either is set.
     public var validators: [any ResponseValidator] {
         get { stage(ResponseValidationInterceptor.self)?.validators ?? [] }
         set { setStage(ResponseValidationInterceptor(validators: newValue, errorMappers: errorMappers)) }
@@ -73,8 +76,10 @@ public struct NetworkConfiguration: Sendable {
         get { storage.values.logger }
         set { mutableStorage.values.logger = newValue }
     }
-    /// The queue context handlers run on; `.main` by default. That is the main *queue*: on Linux under an async `main`
-    /// another thread drains it (`Thread.isMainThread` is `false`). Set your own if nothing drains it.
+    /// The queue context handlers run on; `.main` by default.
+    ///
+    /// That is the main *queue*: on Linux under an async `main` another thread drains it (`Thread.isMainThread` is
+    /// `false`). Set your own if nothing drains it.
     public var callbackQueue: DispatchQueue {
         get { storage.values.callbackQueue }
         set { mutableStorage.values.callbackQueue = newValue }
@@ -82,8 +87,9 @@ public struct NetworkConfiguration: Sendable {
     /// The deadline, in seconds, of requests that set none (60 by default): it bounds the whole exchange on every
     /// transport, from the first byte sent to the last body byte read (slow headers, a stalled or trickled body, a
     /// lying `Content-Length`, endless `1xx`), ending it in ``BaseServerError/Code-swift.struct/timeout`` with the
-    /// connection closed. `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under
-    /// ``idleTimeout``.
+    /// connection closed.
+    ///
+    /// `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under ``idleTimeout``.
     public var timeout: TimeInterval {
         get { storage.values.timeout }
         set { mutableStorage.values.timeout = newValue }
@@ -94,8 +100,9 @@ public struct NetworkConfiguration: Sendable {
         get { storage.values.idleTimeout }
         set { mutableStorage.values.idleTimeout = newValue }
     }
-    /// The most bytes of a response body collected into memory, counted after decompression; 64 MiB by default. A
-    /// larger body ends in ``BaseServerError/Code-swift.struct/responseTooLarge`` with the connection closed.
+    /// The most bytes of a response body collected into memory, counted after decompression; 64 MiB by default.
+    ///
+    /// A larger body ends in ``BaseServerError/Code-swift.struct/responseTooLarge`` with the connection closed.
     public var maximumResponseBodySize: Int {
         get { storage.values.maximumResponseBodySize }
         set { mutableStorage.values.maximumResponseBodySize = newValue }
@@ -111,16 +118,18 @@ public struct NetworkConfiguration: Sendable {
         get { storage.values.taskPool }
         set { mutableStorage.values.taskPool = newValue }
     }
-    /// Stores responses for each request's ``CachePolicy``; `nil` (the default) caches nothing. See
-    /// ``DiskCacheAdapter`` and ``UrlCacheAdapter``. The setting of the ``CacheInterceptor`` in ``interceptors``:
+    /// Stores responses for each request's ``CachePolicy``; `nil` (the default) caches nothing.
+    ///
+    /// See ``DiskCacheAdapter`` and ``UrlCacheAdapter``. The setting of the ``CacheInterceptor`` in ``interceptors``:
     /// setting it replaces, adds or (with `nil`) removes that stage.
     public var cacheAdapter: (any CacheAdapter)? {
         get { stage(CacheInterceptor.self)?.adapter }
         set { setStage(newValue.map { CacheInterceptor(adapter: $0) }) }
     }
     /// Authorizes requests that require it (``ServerRequest/requiresAuthorization``): adds the access token, refreshes
-    /// it once for any number of rejections and replays; `nil` (the default) sends requests as they are. The setting of
-    /// the ``AccessTokenInterceptor`` in ``interceptors``.
+    /// it once for any number of rejections and replays; `nil` (the default) sends requests as they are.
+    ///
+    /// The setting of the ``AccessTokenInterceptor`` in ``interceptors``.
     public var accessManager: AccessSafeRequestManager? {
         get { stage(AccessTokenInterceptor.self)?.manager }
         set { setStage(newValue.map { AccessTokenInterceptor(manager: $0) }) }
@@ -132,14 +141,18 @@ public struct NetworkConfiguration: Sendable {
         set { mutableStorage.values.monitors = newValue }
     }
     /// When and how often failed requests are sent again; `nil` (the default) retries only the requests that bring
-    /// their own ``ServerRequest/retryPolicy``. The setting of the ``RetryInterceptor``, which stays in
-    /// ``interceptors`` when this is `nil` (for those requests); remove it from the list to never retry.
+    /// their own ``ServerRequest/retryPolicy``.
+    ///
+    /// The setting of the ``RetryInterceptor``, which stays in ``interceptors`` when this is `nil` (for those
+    /// requests); remove it from the list to never retry.
     public var retryPolicy: RetryPolicy? {
         get { stage(RetryInterceptor.self)?.policy }
         set { setStage(RetryInterceptor(policy: newValue)) }
     }
     /// The stages every request goes through before the transport, from the outside in: the built-in stages made from
-    /// the settings, then yours. The list is exactly what runs.
+    /// the settings, then yours.
+    ///
+    /// The list is exactly what runs.
     ///
     /// Each built-in stage is made from its setting (``validators`` and ``errorMappers``, ``retryPolicy``,
     /// ``preparators``, ``cacheAdapter``, ``accessManager``); a feature that is off has no stage. Setting a setting
@@ -162,9 +175,11 @@ public struct NetworkConfiguration: Sendable {
         get { storage.values.heuristicFreshness }
         set { mutableStorage.values.heuristicFreshness = newValue }
     }
-    /// Where cookies are kept; `nil` (the default) keeps and sends none. Otherwise every request, on every transport,
-    /// gets the `Cookie` header of the matching stored cookies (RFC 6265: domain, path, `Secure`, expiry by ``clock``;
-    /// not port) and every response's `Set-Cookie` fields are stored. See <doc:Cookies>.
+    /// Where cookies are kept; `nil` (the default) keeps and sends none.
+    ///
+    /// Otherwise every request, on every transport, gets the `Cookie` header of the matching stored cookies (RFC 6265:
+    /// domain, path, `Secure`, expiry by ``clock``; not port) and every response's `Set-Cookie` fields are stored. See
+    /// <doc:Cookies>.
     public var cookieStorage: HTTPCookieStorage? {
         get { storage.values.cookieStorage }
         set { mutableStorage.values.cookieStorage = newValue }

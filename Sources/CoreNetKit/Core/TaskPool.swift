@@ -8,9 +8,10 @@
 
 import Foundation
 
-/// The requests in flight, each registered under an id so it can be listed, found and cancelled by id. A request
-/// performed with the id of one in flight joins it: one network call, and every joined context gets the result. A
-/// request leaves the pool just before its result is delivered, or when cancelled; an idle pool is empty.
+/// The requests in flight, each registered under an id so it can be listed, found and cancelled by id.
+///
+/// A request performed with the id of one in flight joins it: one network call, and every joined context gets the
+/// result. A request leaves the pool just before its result is delivered, or when cancelled; an idle pool is empty.
 public final class TaskPool: Sendable {
     /// The pool requests use unless their configuration names another.
     public static let shared = TaskPool()
