@@ -136,10 +136,3 @@ public final class DiskCacheAdapter: CacheAdapter {
         return caches.appendingPathComponent("CoreNetKit", isDirectory: true)
     }
 }
-
-extension DispatchQueue {
-    /// Runs `work` on this queue; returns its result to the awaiting Task.
-    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in self.async { continuation.resume(returning: work()) } }
-    }
-}

@@ -43,9 +43,7 @@ final class RequestTransfer: Sendable {
     ) async throws -> TransportRequest {
         var transportRequest: TransportRequest
         if case .multipart = request.parameters {
-            transportRequest = try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(with: Result { try encode(request) }) }
-            }
+            transportRequest = try await DispatchQueue.global().run { try encode(request) }
         } else {
             transportRequest = try encode(request)
         }
