@@ -115,6 +115,23 @@ func registerThroughputBenchmarks() {
                 })
         }
 
+        // The same comparison on `HTTPClient.shared` (redirects followed, decompression on, read
+        // timeout): an app that hands the shared client to the transport.
+        let sharedKit = benchConfiguration(transport: AsyncHTTPClientTransport(client: .shared))
+        Benchmark(
+            "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient, HTTPClient.shared",
+            configuration: ratioConfiguration
+        ) { benchmark in
+            let baseURL = try await Fixture.baseURL()
+            let url = baseURL.appendingPathComponent("bench/page").absoluteString
+            try await runPaired(
+                benchmark, total: total, concurrency: concurrency,
+                raw: { try await rawAsyncHTTPClient(.shared, url) },
+                kit: {
+                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: sharedKit).performAsync())
+                })
+        }
+
         let transportOnly = AsyncHTTPClientTransport()
         Benchmark(
             "Ratio c\(concurrency): AsyncHTTPClientTransport.send alone / raw AsyncHTTPClient",

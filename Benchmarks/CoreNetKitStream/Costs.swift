@@ -13,8 +13,14 @@
 //     swift run -c release --traits AsyncHTTPClient corenetkit-stream costs "raw URLSession" 8
 //
 // The second form runs one way at one concurrency, twenty rounds: a process to profile with
-// `perf record -g -p PID` (the four ways are "raw AsyncHTTPClient", "CoreNetKit +
-// AsyncHTTPClientTransport", "raw URLSession", "CoreNetKit + URLSessionTransport").
+// `perf record -g -p PID` (the ways are "raw AsyncHTTPClient", "CoreNetKit +
+// AsyncHTTPClientTransport", "raw HTTPClient.shared", "CoreNetKit + AsyncHTTPClientTransport
+// on HTTPClient.shared", "raw URLSession", "CoreNetKit + URLSessionTransport").
+//
+// AsyncHTTPClient is measured on two clients: one with the transport's own configuration
+// (`AsyncHTTPClientTransport.defaultConfiguration()`, what `AsyncHTTPClientTransport()` makes),
+// and `HTTPClient.shared` (a browser-like configuration: redirects followed, decompression on,
+// read timeout), which an app may hand to `AsyncHTTPClientTransport(client:)`.
 //
 // Rounds of 2,000 requests (1,000 at c1) go to each way in turn; for each round the process's
 // CPU time (user + system, getrusage) and its context switches (voluntary and involuntary, all
@@ -42,6 +48,16 @@ private func usage() -> (cpu: Double, switches: Int) {
     return (cpu, usage.ru_nvcsw + usage.ru_nivcsw)
 }
 
+/// One GET of the page with a plain `HTTPClient`, decoded, as an app without CoreNetKit would write it.
+private func rawPage(_ url: URL, on client: HTTPClient) async throws {
+    var request = HTTPClientRequest(url: url.absoluteString)
+    request.headers.add(name: "Accept", value: "application/json")
+    let response = try await client.execute(request, timeout: .seconds(30))
+    let body = try await response.body.collect(upTo: 1 << 24)
+    let page = try JSONDecoder().decode(PhasePage.self, from: body.withUnsafeReadableBytes { Data($0) })
+    precondition(page.items.count == 20)
+}
+
 /// Measures each way in turn, `rounds` rounds, and prints per request the medians of the rounds'
 /// wall time, CPU time and context switches.
 func measureCosts(base: URL, concurrency: Int, rounds: Int = 9, only: String? = nil) async throws {
@@ -52,25 +68,25 @@ func measureCosts(base: URL, concurrency: Int, rounds: Int = 9, only: String? = 
     let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let ahcKit = NetworkConfiguration(
         transport: AsyncHTTPClientTransport(), callbackQueue: DispatchQueue(label: "costs"), taskPool: TaskPool())
+    let sharedKit = NetworkConfiguration(
+        transport: AsyncHTTPClientTransport(client: .shared), callbackQueue: DispatchQueue(label: "costs"),
+        taskPool: TaskPool())
     let sessionKit = NetworkConfiguration(
         transport: URLSessionTransport(), callbackQueue: DispatchQueue(label: "costs"), taskPool: TaskPool())
     let all: [(String, @Sendable () async throws -> Void)] = [
-        (
-            "raw AsyncHTTPClient",
-            {
-                var request = HTTPClientRequest(url: url.absoluteString)
-                request.headers.add(name: "Accept", value: "application/json")
-                let response = try await client.execute(request, timeout: .seconds(30))
-                let body = try await response.body.collect(upTo: 1 << 24)
-                let page = try JSONDecoder().decode(
-                    PhasePage.self, from: body.withUnsafeReadableBytes { Data($0) })
-                precondition(page.items.count == 20)
-            }
-        ),
+        ("raw AsyncHTTPClient", { try await rawPage(url, on: client) }),
         (
             "CoreNetKit + AsyncHTTPClientTransport",
             {
                 let page = try await PhasePageRequest(base: base, configuration: ahcKit).performAsync()
+                precondition(page.items.count == 20)
+            }
+        ),
+        ("raw HTTPClient.shared", { try await rawPage(url, on: .shared) }),
+        (
+            "CoreNetKit + AsyncHTTPClientTransport on HTTPClient.shared",
+            {
+                let page = try await PhasePageRequest(base: base, configuration: sharedKit).performAsync()
                 precondition(page.items.count == 20)
             }
         ),
