@@ -7,6 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if AsyncHTTPClient
+import AsyncHTTPClient
 import CoreNetKitTestServer
 import Foundation
 import Testing
@@ -30,6 +31,47 @@ import Testing
             let response = try await withTimeout(30, "the inflated body") { try await request.performAsync() }
 
             #expect(response.data == Data(count: 1 << 20))
+        }
+    }
+
+    /// An exchange reads the client's task result, not only its delegate calls: a client of yours that was shut down
+    /// fails a request without calling the delegate, and that request ends in a typed error, not in a wait. Requests
+    /// on a client of yours and on the transport's own (a redirect, a 404) end as usual.
+    @Test func aRequestOnAClientOfYoursThatWasShutDownEndsInATypedError() async throws {
+        try await withTestServer { server in
+            let client = HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: AsyncHTTPClientTransport.defaultConfiguration())
+            let configuration = testConfiguration(transport: AsyncHTTPClientTransport(client: client))
+            let own = testConfiguration(transport: AsyncHTTPClientTransport())
+            let request = { @Sendable (configuration: NetworkConfiguration) in
+                TestRequest<User>(configuration: configuration) { server.get("/users/1") }
+            }
+
+            let yours = try await withTimeout(30, "a request on your client") {
+                try await request(configuration).performAsync()
+            }
+            let ours = try await withTimeout(30, "a request on the transport's own client") {
+                try await request(own).performAsync()
+            }
+            let redirected = try await withTimeout(30, "a redirect on the transport's own client") {
+                try await TestRequest<User>(configuration: own) { server.get("/redirect?to=/users/2") }.performAsync()
+            }
+            let missing = try await withTimeout(30, "a 404 on the transport's own client") {
+                await TestRequest<User>(configuration: own) { server.get("/users/404") }.perform().result
+            }
+            try await client.shutdown()
+            let afterShutdown = try await withTimeout(30, "a request on your client, shut down") {
+                await request(configuration).perform().result
+            }
+
+            func error(_ result: Result<User, any Error>) -> BaseServerError? {
+                guard case .failure(let error) = result else { return nil }
+                return error as? BaseServerError
+            }
+            #expect(yours.id == 1 && ours == yours && redirected.id == 2)
+            #expect(error(missing)?.statusCode == 404)
+            #expect(error(afterShutdown) != nil)
         }
     }
 
