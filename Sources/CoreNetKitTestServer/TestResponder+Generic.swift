@@ -130,7 +130,7 @@ extension TestResponder {
         return Self.json(.object([("gate", .string(gate))]))
     }
 
-    /// `GET /redirect?to=...&status=302`.
+    /// `/redirect?to=...&status=302[&cookie=<Set-Cookie value>…]` (any method): one `Set-Cookie` field per `cookie` item.
     static func redirect(query: QueryItems) throws -> Response {
         guard let target = query["to"], !target.isEmpty else {
             throw RouteError.invalidParameter("to", "a non-empty absolute or relative URL")
@@ -138,6 +138,9 @@ extension TestResponder {
         let code = try query.int("status", default: 302, in: 300...399)
         var headers = HTTPFields()
         headers[.location] = target
+        for cookie in query.items where cookie.0 == "cookie" {
+            headers.append(HTTPFields.Element(name: .setCookie, value: cookie.1))
+        }
         return Response(status: HTTPResponse.Status(code: code), headers: headers)
     }
 }

@@ -81,7 +81,7 @@ struct TestResponder: HTTPResponder {
             return try await Self.delay(Self.parameter(rest[0]))
         case ("hold", 1):
             return await self.hold(Self.parameter(rest[0]))
-        case ("redirect", 0) where isGet:
+        case ("redirect", 0):
             return try Self.redirect(query: QueryItems(request.uri.query))
         case ("counter", 1) where isGet:
             let key = Self.parameter(rest[0])

@@ -56,8 +56,11 @@ final class Exchange: Sendable {
         }
         // Without a transfer the encoding is synchronous: no frame of its own.
         var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
-        if let cookies = configuration.cookieStorage {
-            CookieJar.attach(to: &transportRequest, from: cookies, now: configuration.clock.currentDate)
+        var cookies: ExchangeDriver.Cookies?
+        if let storage = configuration.cookieStorage {
+            cookies = ExchangeDriver.Cookies(
+                storage: storage, own: transportRequest.value(forHTTPHeaderField: "Cookie"))
+            CookieJar.attach(to: &transportRequest, from: storage, now: configuration.clock.currentDate)
         }
         // Nobody sees the head before the body unless the body is streamed to service code.
         transportRequest.bodyIsCollected = request.responseBodyStream == nil
@@ -70,8 +73,8 @@ final class Exchange: Sendable {
                 bufferLimit: configuration.transport.bodyBufferLimit,
                 holdsHeadForBody: transportRequest.bodyIsCollected)
             let received = try await exchange(
-                transportRequest, for: request, limits: limits, start: start, attempt: attempt.number,
-                keeping: monitoring?.exchangeBodyLimit)
+                transportRequest, for: request, limits: limits, cookies: cookies, start: start,
+                attempt: attempt.number, keeping: monitoring?.exchangeBodyLimit)
             if let cookies = configuration.cookieStorage {
                 CookieJar.store(
                     received.headers, from: received.url ?? transportRequest.url, in: cookies,
@@ -180,7 +183,7 @@ final class Exchange: Sendable {
     /// streamed body's first `keeping` bytes are kept.
     private func exchange(
         _ transportRequest: TransportRequest, for request: ServerRequest, limits: ExchangeStateMachine.Limits,
-        start: Stopwatch, attempt: Int, keeping: Int?
+        cookies: ExchangeDriver.Cookies?, start: Stopwatch, attempt: Int, keeping: Int?
     ) async throws -> ReceivedResponse {
         // Made only for a streamed body that monitors watch: a closure is an allocation.
         var streamStarted: (@Sendable (Int) -> Void)?
@@ -200,7 +203,7 @@ final class Exchange: Sendable {
         let transport = configuration.transport
         let clock = configuration.clock
         let open: @Sendable (TransportRequest) async throws -> TransportResponse = { request in
-            try await ExchangeDriver.send(request, through: transport, limits: limits, clock: clock)
+            try await ExchangeDriver.send(request, through: transport, limits: limits, clock: clock, cookies: cookies)
         }
         if let transfer {
             return try await transfer.send(transportRequest, for: request, opening: open, reader: reader)

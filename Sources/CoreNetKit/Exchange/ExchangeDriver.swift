@@ -8,6 +8,10 @@
 
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Runs one exchange: starts the transport, feeds its events, the reader's and the timer's to the
 /// ``ExchangeStateMachine`` under one lock, and carries out what it decides: answers the reader, tells the transport to
 /// pause, go on or cancel, and sets the clock's wake. Every transport takes this path (``Transport/start(_:events:)``),
@@ -19,6 +23,15 @@ final class ExchangeDriver: Sendable {
         var waiter: Waiter?
         var transport: (any TransportExchange)?
         var wake: ClockWake?
+        /// The request's own `Cookie` header, until a redirect leaves its origin.
+        var ownCookie: String?
+    }
+
+    /// The configuration's cookie storage, for the redirects a transport follows (``TransportEvents/redirecting(_:from:headers:)``).
+    struct Cookies: Sendable {
+        let storage: HTTPCookieStorage
+        /// The request's own `Cookie` header, before the storage's cookies were added.
+        let own: String?
     }
 
     private enum Waiter {
@@ -47,18 +60,20 @@ final class ExchangeDriver: Sendable {
 
     private let state: Locked<State>
     private let clock: any NetworkClock
+    private let cookies: HTTPCookieStorage?
     private let stopwatch: Stopwatch
     /// Whether the exchange has a deadline or an idle timeout: without one, no event needs the time.
     private let timed: Bool
     /// Whether the server's silence is timed (an idle timeout): only then do chunks and reader requests need the time.
     private let timesSilence: Bool
 
-    private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock) {
+    private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock, cookies: Cookies?) {
         self.clock = clock
         self.stopwatch = clock.stopwatch()
         self.timed = limits.total != nil || limits.idle != nil
         self.timesSilence = limits.idle != nil
-        self.state = Locked(State(machine: ExchangeStateMachine(limits: limits)))
+        self.cookies = cookies?.storage
+        self.state = Locked(State(machine: ExchangeStateMachine(limits: limits), ownCookie: cookies?.own))
     }
 
     /// Sends `request` through `transport` within `limits` on `clock` and returns at the response head; the body is
@@ -68,9 +83,9 @@ final class ExchangeDriver: Sendable {
     ///   calling Task is cancelled.
     static func send(
         _ request: TransportRequest, through transport: any Transport, limits: ExchangeStateMachine.Limits,
-        clock: any NetworkClock
+        clock: any NetworkClock, cookies: Cookies? = nil
     ) async throws -> TransportResponse {
-        let driver = ExchangeDriver(limits: limits, clock: clock)
+        let driver = ExchangeDriver(limits: limits, clock: clock, cookies: cookies)
         let head = try await withTaskCancellationHandler {
             try Task.checkCancellation()
             let exchange = transport.start(request, events: TransportEvents(driver: driver))
@@ -164,6 +179,23 @@ final class ExchangeDriver: Sendable {
             return output
         }
         return answer
+    }
+
+    /// The `Cookie` header for a redirect from `url` (whose response had `headers`) to `target`, after its
+    /// `Set-Cookie` fields went into the storage: the request's own header while the redirects stay on its origin,
+    /// then the stored cookies for `target`. `.none` without a cookie storage: the header is left as it is.
+    func redirectCookie(to target: URL, from url: URL, headers: HTTPHeaders) -> String?? {
+        guard let cookies else { return .none }
+        let now = clock.currentDate
+        CookieJar.store(headers, from: url, in: cookies, now: now)
+        var next = TransportRequest(method: .get, url: target)
+        next.setValue(
+            state.withLock { state in
+                if !RedirectPolicy.isSameOrigin(url, target) { state.ownCookie = nil }
+                return state.ownCookie
+            }, forHTTPHeaderField: "Cookie")
+        CookieJar.attach(to: &next, from: cookies, now: now)
+        return .some(next.value(forHTTPHeaderField: "Cookie"))
     }
 
     /// The reader is gone before the end: the transport is cancelled.

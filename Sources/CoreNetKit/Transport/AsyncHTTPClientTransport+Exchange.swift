@@ -132,24 +132,22 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let status = Int(head.status.code)
-        // The URL this head answers, or `nil` when it redirects (its body is then dropped).
-        let answered: URL?
-        do {
-            answered = try state.withLock { state in
-                let location = head.headers.first(name: "Location")
-                guard let next = RedirectPolicy.request(after: state.request, status: status, location: location)
-                else { return state.request.url }
-                guard state.redirects < AsyncHTTPClientTransport.maximumRedirects else {
-                    throw URLError(.httpTooManyRedirects)
-                }
+        let (current, redirects) = state.withLock { ($0.request, $0.redirects) }
+        let answered = current.url
+        if var next = RedirectPolicy.request(
+            after: current, status: status, location: head.headers.first(name: "Location"))
+        {
+            // Its body is dropped; the next request goes out once it ended, with the cookies it set.
+            guard redirects < AsyncHTTPClientTransport.maximumRedirects else {
+                return task.eventLoop.makeFailedFuture(URLError(.httpTooManyRedirects))
+            }
+            events.redirecting(&next, from: answered, headers: AsyncHTTPClientTransport.headers(head.headers))
+            state.withLock { state in
                 state.redirects += 1
                 state.next = next
-                return nil
             }
-        } catch {
-            return task.eventLoop.makeFailedFuture(error)
+            return task.eventLoop.makeSucceededVoidFuture()
         }
-        guard let answered else { return task.eventLoop.makeSucceededVoidFuture() }
         if inflates, AsyncHTTPClientTransport.isCompressed(head.headers) {
             do {
                 let inflater = try InflatedChunks.Inflater(head: head)

@@ -114,6 +114,16 @@ public struct TransportEvents: Sendable {
     public func fail(_ error: any Error) {
         driver.transportEvent { machine, now in machine.failed(error, now: now) }
     }
+
+    /// Call before sending `next`, the request of a redirect you follow: the `Set-Cookie` fields of the redirecting
+    /// response (`headers`, received from `url`) go into ``NetworkConfiguration/cookieStorage``, and `next` gets the
+    /// `Cookie` header the storage holds for its URL (after the request's own, while the redirects stay on its
+    /// origin), as the first request got it. Without a cookie storage `next` is left as it is. Runs on the calling
+    /// thread, once per redirect.
+    public func redirecting(_ next: inout TransportRequest, from url: URL, headers: HTTPHeaders) {
+        guard let cookie = driver.redirectCookie(to: next.url, from: url, headers: headers) else { return }
+        next.setValue(cookie, forHTTPHeaderField: "Cookie")
+    }
 }
 
 /// What a ``Transport`` sends: method, URL, header fields and body as plain values (building a `URLRequest` is

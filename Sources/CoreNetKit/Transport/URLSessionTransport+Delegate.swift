@@ -198,7 +198,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        let next = RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest)
+        var next = RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest)
+        // The cookies the redirecting response set go into the pipeline's storage, and the next request gets its own.
+        if let target = next.url, let from = response.url ?? task.currentRequest?.url,
+            let cookie = state(for: task)?.events.driver.redirectCookie(
+                to: target, from: from, headers: SessionDelegate.headers(of: response))
+        {
+            next.setValue(cookie, forHTTPHeaderField: "Cookie")
+        }
         #if canImport(FoundationNetworking)
         // A cancelled task is never answered: its cancellation completes it (see CancelGate).
         if let gate = state(for: task)?.gate {

@@ -74,6 +74,41 @@ import FoundationNetworking
         }
     }
 
+    /// A login that answers with a redirect and its session cookie (POST, 302 with `Set-Cookie`, GET): the cookie is
+    /// stored and the redirected request carries it, with the stored cookies for its path; a redirect to another
+    /// host carries only the cookies stored for that host, never the request's own `Cookie` header.
+    @Test func aCookieSetByARedirectIsStoredAndSentOnTheRedirectedRequest() async throws {
+        try await withTestServer { server in
+            try await withTestServer { other in
+                let storage = Self.storage("redirect")
+                let configuration = testConfiguration { $0.cookieStorage = storage }
+                func encoded(_ text: String) -> String {
+                    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+                }
+                _ = try await TestRequest<JSON>(configuration: configuration) {
+                    Self.setCookies(server, ["earlier=1; Path=/echo"])
+                }.performAsync()
+
+                let login = "/redirect?status=303&to=/echo/home&cookie=" + encoded("session=s-1; Path=/")
+                let landed = try await TestRequest<Echo>(configuration: configuration) {
+                    ServerRequest(
+                        method: .post, baseUrl: server.baseURL, relativeUrl: login, headers: ["Cookie": "own=o-1"],
+                        parameters: .jsonObject(["user": "ann"]))
+                }.performAsync()
+                let away = "/redirect?to=" + encoded(other.baseURL.absoluteString + "/echo")
+                let elsewhere = try await TestRequest<Echo>(configuration: configuration) {
+                    server.get(away, headers: ["Cookie": "own=o-2"])
+                }.performAsync()
+
+                #expect(landed.method == "GET" && landed.path == "/echo/home")
+                #expect(landed.headers["cookie"] == "own=o-1; earlier=1; session=s-1")
+                #expect((storage.cookies ?? []).map(\.name).sorted() == ["earlier", "session"])
+                // 127.0.0.1 on another port is the same host for cookies (RFC 6265 §8.5), not the same origin.
+                #expect(elsewhere.headers["cookie"] == "earlier=1; session=s-1")
+            }
+        }
+    }
+
     @Test func portsAreNotIsolatedAsRFC6265Says() async throws {
         try await withTestServer { server in
             try await withTestServer { other in
