@@ -39,6 +39,7 @@ func registerThroughputBenchmarks() {
     let ahcClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: ahcConfiguration)
     #if AsyncHTTPClient
     let ahcKit = benchConfiguration(transport: AsyncHTTPClientTransport())
+    let sharedKit = benchConfiguration(transport: AsyncHTTPClientTransport(client: .shared))
     #endif
 
     for concurrency in [1, 8, 64] {
@@ -99,37 +100,22 @@ func registerThroughputBenchmarks() {
         }
 
         #if AsyncHTTPClient
-        Benchmark(
-            "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient",
-            configuration: ratioConfiguration
-        ) { benchmark in
-            let baseURL = try await Fixture.baseURL()
-            let url = baseURL.appendingPathComponent("bench/page").absoluteString
-            try await runPaired(
-                benchmark, total: total, concurrency: concurrency,
-                raw: {
-                    try await rawAsyncHTTPClient(ahcClient, url)
-                },
-                kit: {
-                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: ahcKit).performAsync())
-                })
-        }
-
-        // The same comparison on `HTTPClient.shared` (redirects followed, decompression on, read
-        // timeout): an app that hands the shared client to the transport.
-        let sharedKit = benchConfiguration(transport: AsyncHTTPClientTransport(client: .shared))
-        Benchmark(
-            "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient, HTTPClient.shared",
-            configuration: ratioConfiguration
-        ) { benchmark in
-            let baseURL = try await Fixture.baseURL()
-            let url = baseURL.appendingPathComponent("bench/page").absoluteString
-            try await runPaired(
-                benchmark, total: total, concurrency: concurrency,
-                raw: { try await rawAsyncHTTPClient(.shared, url) },
-                kit: {
-                    blackHole(try await benchPageRequest(baseURL: baseURL, configuration: sharedKit).performAsync())
-                })
+        // On the transport's own configuration, and on `HTTPClient.shared` (redirects followed,
+        // decompression on, read timeout): an app that hands the shared client to the transport.
+        for (suffix, client, kit) in [("", ahcClient, ahcKit), (", HTTPClient.shared", HTTPClient.shared, sharedKit)] {
+            Benchmark(
+                "Ratio c\(concurrency): CoreNetKit + AsyncHTTPClientTransport / raw AsyncHTTPClient\(suffix)",
+                configuration: ratioConfiguration
+            ) { benchmark in
+                let baseURL = try await Fixture.baseURL()
+                let url = baseURL.appendingPathComponent("bench/page").absoluteString
+                try await runPaired(
+                    benchmark, total: total, concurrency: concurrency,
+                    raw: { try await rawAsyncHTTPClient(client, url) },
+                    kit: {
+                        blackHole(try await benchPageRequest(baseURL: baseURL, configuration: kit).performAsync())
+                    })
+            }
         }
 
         let transportOnly = AsyncHTTPClientTransport()
