@@ -21,7 +21,7 @@ extension AsyncHTTPClientTransport {
     /// in a Task instead.
     public func start(_ request: TransportRequest, events: TransportEvents) -> any TransportExchange {
         guard request.body.isEmpty || Self.wholeBytes(request.body) != nil else {
-            return SendingTask(request, events: events) { [self] in try await send($0) }
+            return SendingTask(request, events: events) { [self] in try await send($0, events: events) }
         }
         let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
         var current = request

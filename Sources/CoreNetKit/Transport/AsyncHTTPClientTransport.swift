@@ -96,6 +96,11 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// Sends `request` and returns at the final head; the body reads the socket only as fast as the pipeline pulls.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await send(request, events: nil)
+    }
+
+    /// ``send(_:)``, handing each redirect to `events` (its cookies) when the pipeline runs the exchange.
+    func send(_ request: TransportRequest, events: TransportEvents?) async throws -> TransportResponse {
         let deadline: NIODeadline =
             request.timeout.isFinite && request.timeout > 0
             ? .now() + .nanoseconds(Int64(request.timeout * 1_000_000_000)) : .distantFuture
@@ -107,10 +112,11 @@ public final class AsyncHTTPClientTransport: Transport {
             let response = try await execute(current, original: request, deadline: deadline)
             let location = response.headers.first(name: "Location")
             guard
-                let next = RedirectPolicy.request(after: current, status: Int(response.status.code), location: location)
+                var next = RedirectPolicy.request(after: current, status: Int(response.status.code), location: location)
             else {
                 return Self.response(response, url: current.url, inflates: inflates)
             }
+            events?.redirecting(&next, from: current.url, headers: Self.headers(response.headers))
             current = next
         }
         throw URLError(.httpTooManyRedirects)

@@ -109,6 +109,29 @@ import FoundationNetworking
         }
     }
 
+    /// The same after an upload sent from a file (on AsyncHTTPClient such a body goes through the transport's
+    /// `send(_:)`): the `303` that answers the upload sets the cookie the redirected GET carries.
+    @Test func aCookieSetByTheRedirectAfterAFileUploadIsSentOnTheRedirectedRequest() async throws {
+        try await withScratchDirectory { directory in
+            try await withTestServer { server in
+                let storage = Self.storage("upload-redirect")
+                let configuration = testConfiguration { $0.cookieStorage = storage }
+                let file = try ScratchFile(in: directory, name: "photo.jpg", bytes: 10_000, seed: 4)
+                // Written to a file before it is sent, rather than assembled in memory.
+                var form = MultipartData(memoryThreshold: 1024)
+                form.append(fileAt: file.url, name: "photo")
+                let cookie = "uploaded=u-1; Path=/".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+
+                let landed = try await TestRequest<Echo>(configuration: configuration) { [form] in
+                    server.post("/redirect?status=303&to=/echo/done&cookie=" + cookie, form)
+                }.performAsync()
+
+                #expect(landed.method == "GET" && landed.path == "/echo/done")
+                #expect(landed.headers["cookie"] == "uploaded=u-1")
+            }
+        }
+    }
+
     @Test func portsAreNotIsolatedAsRFC6265Says() async throws {
         try await withTestServer { server in
             try await withTestServer { other in
