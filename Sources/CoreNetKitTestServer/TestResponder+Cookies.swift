@@ -13,11 +13,16 @@ import Hummingbird
 /// shows which `Cookie` header a later request sent.
 extension TestResponder {
     static func setCookies(query: QueryItems) -> Response {
+        let headers = setCookieFields(query)
+        return Self.json(.object([("set", .int(headers.count))]), headers: headers)
+    }
+
+    /// One `Set-Cookie` field per `cookie` item of `query`, as given (also used by `/redirect`).
+    static func setCookieFields(_ query: QueryItems) -> HTTPFields {
         var headers = HTTPFields()
-        let cookies = query.items.filter { $0.0 == "cookie" }.map(\.1)
-        for cookie in cookies {
+        for (name, cookie) in query.items where name == "cookie" {
             headers.append(HTTPFields.Element(name: .setCookie, value: cookie))
         }
-        return Self.json(.object([("set", .int(cookies.count))]), headers: headers)
+        return headers
     }
 }

@@ -136,11 +136,8 @@ extension TestResponder {
             throw RouteError.invalidParameter("to", "a non-empty absolute or relative URL")
         }
         let code = try query.int("status", default: 302, in: 300...399)
-        var headers = HTTPFields()
+        var headers = setCookieFields(query)
         headers[.location] = target
-        for cookie in query.items where cookie.0 == "cookie" {
-            headers.append(HTTPFields.Element(name: .setCookie, value: cookie.1))
-        }
         return Response(status: HTTPResponse.Status(code: code), headers: headers)
     }
 }

@@ -24,12 +24,18 @@ enum CookieJar {
     /// Adds to `request` a `Cookie` header with the stored cookies that match its URL at `now`,
     /// longer paths first, after the request's own `Cookie` header if it has one.
     static func attach(to request: inout TransportRequest, from storage: HTTPCookieStorage, now: Date) {
-        let matching = (storage.cookies ?? []).filter { matches($0, url: request.url, now: now) }
-            .sorted { $0.path.count > $1.path.count }
-        guard !matching.isEmpty else { return }
-        let pairs = matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
         let own = request.value(forHTTPHeaderField: "Cookie")
-        request.setValue(own.map { $0 + "; " + pairs } ?? pairs, forHTTPHeaderField: "Cookie")
+        request.setValue(header(for: request.url, own: own, from: storage, now: now), forHTTPHeaderField: "Cookie")
+    }
+
+    /// The `Cookie` header for `url`: `own` (a request's own header), then the stored cookies that match `url` at
+    /// `now`, longer paths first; `nil` when both are missing.
+    static func header(for url: URL, own: String?, from storage: HTTPCookieStorage, now: Date) -> String? {
+        let matching = (storage.cookies ?? []).filter { matches($0, url: url, now: now) }
+            .sorted { $0.path.count > $1.path.count }
+        guard !matching.isEmpty else { return own }
+        let pairs = matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        return own.map { $0 + "; " + pairs } ?? pairs
     }
 
     /// Stores the cookies of every `Set-Cookie` field in `headers`, received from `url`; a cookie

@@ -188,14 +188,11 @@ final class ExchangeDriver: Sendable {
         guard let cookies else { return .none }
         let now = clock.currentDate
         CookieJar.store(headers, from: url, in: cookies, now: now)
-        var next = TransportRequest(method: .get, url: target)
-        next.setValue(
-            state.withLock { state in
-                if !RedirectPolicy.isSameOrigin(url, target) { state.ownCookie = nil }
-                return state.ownCookie
-            }, forHTTPHeaderField: "Cookie")
-        CookieJar.attach(to: &next, from: cookies, now: now)
-        return .some(next.value(forHTTPHeaderField: "Cookie"))
+        let own = state.withLock { state in
+            if !RedirectPolicy.isSameOrigin(url, target) { state.ownCookie = nil }
+            return state.ownCookie
+        }
+        return .some(CookieJar.header(for: target, own: own, from: cookies, now: now))
     }
 
     /// The reader is gone before the end: the transport is cancelled.

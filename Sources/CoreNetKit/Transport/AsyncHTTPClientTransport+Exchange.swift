@@ -132,11 +132,14 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let status = Int(head.status.code)
-        let (current, redirects) = state.withLock { ($0.request, $0.redirects) }
-        let answered = current.url
-        if var next = RedirectPolicy.request(
-            after: current, status: status, location: head.headers.first(name: "Location"))
-        {
+        let location = head.headers.first(name: "Location")
+        let (answered, redirect, redirects) = state.withLock { state in
+            (
+                state.request.url, RedirectPolicy.request(after: state.request, status: status, location: location),
+                state.redirects
+            )
+        }
+        if var next = redirect {
             // Its body is dropped; the next request goes out once it ended, with the cookies it set.
             guard redirects < AsyncHTTPClientTransport.maximumRedirects else {
                 return task.eventLoop.makeFailedFuture(URLError(.httpTooManyRedirects))
