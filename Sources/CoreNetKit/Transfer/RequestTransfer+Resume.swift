@@ -94,27 +94,19 @@ extension RequestTransfer {
         }
     }
 
-    /// Removes the resume headers and the kept bytes: the next attempt asks for the whole file.
-    func dropResume(from request: inout TransportRequest) {
-        request.setValue(nil, forHTTPHeaderField: "Range")
-        request.setValue(nil, forHTTPHeaderField: "If-Range")
-        state.withLock { $0.resume.requestedOffset = 0 }
-        dropPartial()
-    }
-
     func dropPartial() {
         state.withLock { $0.resume.partial.take() }?.removePartialFile()
     }
 
-    /// Appends the range that arrived (in `scratch`, or in memory) to the kept bytes and checks the announced total.
-    func append(_ scratch: URL, inMemoryBody body: Data) throws {
+    /// Appends the range that arrived in `scratch` to the kept bytes and checks the announced total.
+    func append(_ scratch: URL) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         guard let partial = state.withLock({ $0.resume.partial }) else {
             throw BaseServerError(code: .fileAccess, message: "the partial download is gone")
         }
         let size: Int64
         do {
-            size = try Self.append(body.isEmpty ? .file(scratch) : .data(body), to: partial.partialFileURL)
+            size = try Self.append(scratch, to: partial.partialFileURL)
         } catch {
             dropPartial()
             throw BaseServerError(
@@ -155,7 +147,7 @@ extension RequestTransfer {
                 try? FileManager.default.removeItem(at: scratch)
                 return
             }
-            try? append(scratch, inMemoryBody: Data())
+            try? append(scratch)
             return
         }
         dropPartial()
@@ -179,27 +171,16 @@ extension RequestTransfer {
         try handle.truncate(atOffset: UInt64(length))
     }
 
-    private enum Source {
-        case file(URL)
-        case data(Data)
-    }
-
     /// Appends `source` to `file` in 1 MiB pieces and returns the new size of `file`.
-    private static func append(_ source: Source, to file: URL) throws -> Int64 {
+    private static func append(_ source: URL, to file: URL) throws -> Int64 {
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
         var size = Int64(try output.seekToEnd())
-        switch source {
-        case .data(let data):
-            try output.write(contentsOf: data)
-            size += Int64(data.count)
-        case .file(let url):
-            let input = try FileHandle(forReadingFrom: url)
-            defer { try? input.close() }
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try output.write(contentsOf: chunk)
-                size += Int64(chunk.count)
-            }
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+            size += Int64(chunk.count)
         }
         return size
     }

@@ -24,10 +24,7 @@ extension RequestTransfer {
             case ended(resumeData: DownloadResumeData?)
         }
 
-        enum Interruption: Equatable {
-            case cancelledKeepingPartial
-            case ended
-        }
+        enum Interruption: Equatable { case cancelledKeepingPartial, ended }
 
         enum ProgressAction {
             case none
@@ -178,10 +175,7 @@ extension RequestTransfer {
         private var isEnded: Bool { if case .ended = phase { true } else { false } }
 
         private var resumable: DownloadResumeData? {
-            guard let partial = resume.partial, partial.bytesReceived > 0, partial.ifRangeValidator != nil else {
-                return nil
-            }
-            return partial
+            resume.partial.flatMap { $0.bytesReceived > 0 && $0.ifRangeValidator != nil ? $0 : nil }
         }
     }
 

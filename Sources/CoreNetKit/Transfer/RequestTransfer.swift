@@ -94,7 +94,12 @@ final class RequestTransfer: Sendable {
         var request = request
         // A range the server cannot serve (416, or a 206 from another byte) starts over, once.
         for pass in 0..<2 {
-            if pass > 0 { dropResume(from: &request) }
+            if pass > 0 {  // without the resume headers and the kept bytes: ask for the whole file
+                request.setValue(nil, forHTTPHeaderField: "Range")
+                request.setValue(nil, forHTTPHeaderField: "If-Range")
+                state.withLock { $0.resume.requestedOffset = 0 }
+                dropPartial()
+            }
             let scratch = try temporaryFiles.create(
                 in: directory, name: ".\(destination.lastPathComponent).\(UUID().uuidString).part",
                 ownerOnly: false)
@@ -127,7 +132,7 @@ final class RequestTransfer: Sendable {
                 try? FileManager.default.removeItem(at: scratch)
                 continue
             case .appended:
-                try append(scratch, inMemoryBody: Data())
+                try append(scratch)
                 try placePartial(at: destination)
             case .whole:
                 dropPartial()

@@ -62,9 +62,7 @@ final class ResponseBodyStream: Sendable {
 
     private let state = Locked(State())
     /// The most bytes that wait for the reader before the pipeline stops pulling the transport's body.
-    let bufferLimit: Int
-
-    init(bufferLimit: Int = 1 << 20) { self.bufferLimit = bufferLimit }
+    let bufferLimit = 1 << 20
 
     var heldBytes: Int { state.withLock { $0.chunks.reduce(0) { $0 + $1.count } } }
 

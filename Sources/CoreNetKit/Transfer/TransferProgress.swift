@@ -6,6 +6,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// How far the body of a request or of its response has travelled, as ``RequestContext/onUploadProgress(_:)`` and
 /// ``RequestContext/onDownloadProgress(_:)`` deliver it: values never go down, and a success ends with `1.0`.
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
@@ -44,4 +46,49 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 
 enum TransferDirection: Sendable {
     case upload, download
+}
+
+/// Decides which raw progress callbacks to deliver (pure state, time passed in): a value passes when it moves
+/// forward and the interval has passed or it completes, so handlers see a monotonic series of at most
+/// `1 / interval` values a second, plus the closing `1.0` from ``finish()``.
+struct ProgressThrottle<Instant: InstantProtocol> where Instant.Duration == Swift.Duration {
+    let interval: Duration = .milliseconds(1000) / 30
+    private(set) var last: TransferProgress?
+    private var lastTime: Instant?
+    private var total: Int64?
+
+    /// The value to deliver for `completed` of `expected` bytes (< 0 unknown), or `nil` to drop it.
+    mutating func offer(completed: Int64, expected: Int64, now: Instant) -> TransferProgress? {
+        let total: Int64? = expected >= 0 ? max(expected, completed) : nil
+        if total != nil { self.total = total }
+        let progress = TransferProgress(completedBytes: completed, totalBytes: total)
+        if let last {
+            guard progress.completedBytes > last.completedBytes, progress.fraction >= last.fraction else { return nil }
+            if !progress.isFinished, let lastTime, lastTime.duration(to: now) < interval { return nil }
+        }
+        last = progress
+        lastTime = now
+        return progress
+    }
+
+    /// The closing `1.0` value, or `nil` when it was already delivered.
+    mutating func finish() -> TransferProgress? {
+        if let last, last.isFinished { return nil }
+        let completed = max(last?.completedBytes ?? 0, total ?? 0)
+        let progress = TransferProgress(completedBytes: completed, totalBytes: completed)
+        last = progress
+        return progress
+    }
+}
+
+/// A wall-clock reading as an instant, so progress is throttled on the configuration's clock.
+struct WallInstant: InstantProtocol {
+    let seconds: Double
+
+    init(_ date: Date) { seconds = date.timeIntervalSinceReferenceDate }
+    private init(seconds: Double) { self.seconds = seconds }
+
+    func advanced(by duration: Duration) -> WallInstant { WallInstant(seconds: seconds + duration.timeInterval) }
+    func duration(to other: WallInstant) -> Duration { .milliseconds(Int64((other.seconds - seconds) * 1000)) }
+    static func < (lhs: WallInstant, rhs: WallInstant) -> Bool { lhs.seconds < rhs.seconds }
 }
