@@ -25,12 +25,7 @@ extension BaseServerRequest {
     /// }
     /// ```
     public func stream(idleTimeout: TimeInterval? = nil) -> ResponseStream {
-        let request: Result<ServerRequest, BaseServerError>
-        do {
-            request = .success(try createAsyncServerRequest())
-        } catch {
-            request = .failure(TransportErrorMapper.map(error))
-        }
+        let request = Result { try createAsyncServerRequest() }.mapError(TransportErrorMapper.map)
         return ResponseStream(request: request, configuration: configuration, idleTimeout: idleTimeout)
     }
 }

@@ -116,28 +116,23 @@ final class StreamCall: Sendable {
         }
     }
 
+    /// Any error ends the call.
     func next() async throws -> Data? {
-        switch phase.withLock({ $0 }) {
-        case .idle:
-            let stream = try start()
-            return try await head(of: stream)
-        case .waitingForHead(let stream):
-            return try await head(of: stream)
-        case .streaming(let stream):
-            return try await chunk(of: stream)
-        case .ended:
-            return nil
-        }
-    }
-
-    private func start() throws -> ResponseBodyStream {
-        var request: ServerRequest
         do {
-            request = try self.request.get()
+            switch phase.withLock({ $0 }) {
+            case .idle: return try await head(of: try start())
+            case .waitingForHead(let stream): return try await head(of: stream)
+            case .streaming(let stream): return try await chunk(of: stream)
+            case .ended: return nil
+            }
         } catch {
             phase.withLock { $0 = .ended }
             throw error
         }
+    }
+
+    private func start() throws -> ResponseBodyStream {
+        var request = try self.request.get()
         let stream = ResponseBodyStream()
         request.responseBodyStream = stream
         let call = ServerResponseRequest(request, configuration: configuration)
@@ -152,29 +147,19 @@ final class StreamCall: Sendable {
     }
 
     private func head(of stream: ResponseBodyStream) async throws -> Data? {
-        do {
-            switch try await stream.answer() {
-            case .streaming:
-                phase.withLock { $0 = .streaming(stream) }
-                return try await chunk(of: stream)
-            case .complete(let response):
-                phase.withLock { $0 = .ended }
-                return response.data.isEmpty ? nil : response.data
-            }
-        } catch {
+        switch try await stream.answer() {
+        case .streaming:
+            phase.withLock { $0 = .streaming(stream) }
+            return try await chunk(of: stream)
+        case .complete(let response):
             phase.withLock { $0 = .ended }
-            throw error
+            return response.data.isEmpty ? nil : response.data
         }
     }
 
     private func chunk(of stream: ResponseBodyStream) async throws -> Data? {
-        do {
-            let chunk = try await stream.next()
-            if chunk == nil { phase.withLock { $0 = .ended } }
-            return chunk
-        } catch {
-            phase.withLock { $0 = .ended }
-            throw error
-        }
+        let chunk = try await stream.next()
+        if chunk == nil { phase.withLock { $0 = .ended } }
+        return chunk
     }
 }
