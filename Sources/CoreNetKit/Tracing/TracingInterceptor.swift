@@ -37,10 +37,7 @@ import Tracing
 ///
 /// The stages run on the request's Task; the span ends once, before the request's context delivers its event.
 public struct TracingInterceptor: Interceptor {
-    enum Role: Sendable {
-        case span
-        case attempt
-    }
+    enum Role: Sendable { case span, attempt }
 
     private let tracer: (any Tracer)?
     let role: Role
@@ -101,8 +98,7 @@ public struct TracingInterceptor: Interceptor {
         guard let trace = RequestTrace.current else { return try await next.proceed(request) }
         var request = request
         let replay = trace.beginSend(attempt: request.attempt)
-        var attributes: SpanAttributes = [:]
-        attributes["corenetkit.attempt"] = request.attempt
+        var attributes: SpanAttributes = ["corenetkit.attempt": request.attempt.toSpanAttribute()]
         if replay { attributes["corenetkit.replay"] = true }
         trace.span.addEvent(SpanEvent(name: "http.attempt", attributes: attributes))
         // The request as it is sent: its URL now has the preparators' query items.
@@ -111,15 +107,13 @@ public struct TracingInterceptor: Interceptor {
         do {
             let response = try await next.proceed(request)
             trace.endSend(status: response.statusCode)
-            var attributes: SpanAttributes = [:]
-            attributes["http.response.status_code"] = response.statusCode
-            trace.span.addEvent(SpanEvent(name: "http.response", attributes: attributes))
+            let status = response.statusCode.toSpanAttribute()
+            trace.span.addEvent(SpanEvent(name: "http.response", attributes: ["http.response.status_code": status]))
             return response
         } catch {
             trace.endSend(status: (error as? BaseServerError)?.statusCode)
-            var attributes: SpanAttributes = [:]
-            attributes["error.type"] = (error as? BaseServerError)?.code.description ?? "\(type(of: error))"
-            trace.span.addEvent(SpanEvent(name: "http.failure", attributes: attributes))
+            let errorType = (error as? BaseServerError)?.code.description ?? "\(type(of: error))"
+            trace.span.addEvent(SpanEvent(name: "http.failure", attributes: ["error.type": .string(errorType)]))
             throw error
         }
     }
@@ -129,14 +123,8 @@ public struct TracingInterceptor: Interceptor {
         span.attributes["url.full"] = request.reportedURL(encoder: encoder)
         let url = (try? request.url(encoder: encoder)) ?? request.baseUrl
         if let host = url.host { span.attributes["server.address"] = host }
-        if let port = url.port ?? Self.defaultPort(url.scheme) { span.attributes["server.port"] = port }
-    }
-
-    private static func defaultPort(_ scheme: String?) -> Int? {
-        switch scheme?.lowercased() {
-        case "http": 80
-        case "https": 443
-        default: nil
+        if let port = url.port ?? ["http": 80, "https": 443][url.scheme?.lowercased() ?? ""] {
+            span.attributes["server.port"] = port
         }
     }
 }
