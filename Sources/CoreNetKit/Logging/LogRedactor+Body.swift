@@ -181,9 +181,7 @@ extension LogRedactor {
         }
         return nil
     }
-}
 
-extension LogRedactor {
     /// `nil` for a body that is not multipart, JSON or a form (the caller masks or encodes its text itself).
     static func redactStructured(body: Data, contentType: String?, secrets: [String]) -> String? {
         let text: String

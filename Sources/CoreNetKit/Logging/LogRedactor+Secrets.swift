@@ -36,13 +36,6 @@ extension LogRedactor {
         return (redacted, secrets)
     }
 
-    /// ``redactRequest(headers:url:body:)`` for `request`.
-    static func redactRequest(_ request: TransportRequest) -> (
-        headers: [(name: String, value: String)], secrets: [String]
-    ) {
-        redactRequest(headers: request.headers.fields, url: request.url, body: request.body.data)
-    }
-
     /// `carrying` gets whether each field carries a credential by its name or its value's scheme.
     private static func secretValues(
         headers: [(name: String, value: String)], url: URL?, body: Data?, carrying: inout [Bool]

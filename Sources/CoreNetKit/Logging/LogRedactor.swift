@@ -76,13 +76,9 @@ public enum LogRedactor {
 
     /// By its name, its value's scheme, or holding one of `secrets`.
     static func carriesCredential(name: String, value: String, secrets: [String]) -> Bool {
-        if isSecret(header: name) { return true }
-        if !challengeHeaders.contains(where: { HTTPHeaders.matches(name, $0) }),
-            startsWithCredentialScheme(value)
-        {
-            return true
-        }
-        return secrets.contains { $0.count >= 4 && value.contains($0) }
+        isSecret(header: name)
+            || (!challengeHeaders.contains { HTTPHeaders.matches(name, $0) } && startsWithCredentialScheme(value))
+            || secrets.contains { $0.count >= 4 && value.contains($0) }
     }
 
     /// Compares only schemes as long as the value's first word and space: most values match none by length.

@@ -119,12 +119,9 @@ public struct LoggingEventMonitor: NetworkEventMonitor {
 
     /// Never the error's body or server message, which may echo what the client sent.
     private static func add(_ error: any Error, to metadata: inout Logger.Metadata) {
-        guard let error = error as? BaseServerError else {
-            metadata["corenetkit.error"] = .string(String(describing: type(of: error)))
-            return
-        }
-        metadata["corenetkit.error"] = .string(error.code.description)
-        if let status = error.statusCode { metadata["http.response.status_code"] = "\(status)" }
+        let mapped = error as? BaseServerError
+        metadata["corenetkit.error"] = .string(mapped?.code.description ?? String(describing: type(of: error)))
+        if let status = mapped?.statusCode { metadata["http.response.status_code"] = "\(status)" }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

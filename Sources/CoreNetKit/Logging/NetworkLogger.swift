@@ -8,6 +8,10 @@
 
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Receives one entry per request sent and one per response or failure.
 ///
 /// Entries hold only text redacted by ``LogRedactor``: credential headers, token-like query items and body fields
@@ -55,6 +59,15 @@ public struct NetworkLogEntry: Sendable {
     /// For a retry: the most attempts there will be.
     public var attemptCount: Int?
 
+    /// The entry of a retry about to wait `delay` before attempt `attempt` of `total`, because of `reason`.
+    public static func retry(id: String, method: String, attempt: Int, of total: Int, delay: Duration, reason: String)
+        -> NetworkLogEntry
+    {
+        NetworkLogEntry(
+            kind: .retry, requestId: id, method: method, url: "", statusCode: nil, duration: delay, bytes: nil,
+            headers: [], body: nil, error: reason, curl: nil, attempt: attempt, attemptCount: total)
+    }
+
     /// The entry as one line, such as `← 200 GET http://127.0.0.1:8080/users (1.2 ms, 512 B) [req-1]`.
     public var line: String {
         switch kind {
@@ -62,14 +75,20 @@ public struct NetworkLogEntry: Sendable {
             return "→ \(method) \(url)" + (bytes.map { " (\($0) B)" } ?? "") + " [\(requestId)]"
         case .response:
             let status = statusCode.map(String.init) ?? "-"
-            return "← \(status) \(method) \(url) (\(LogFormat.milliseconds(duration)), \(bytes ?? 0) B) [\(requestId)]"
+            return "← \(status) \(method) \(url) (\(Self.milliseconds(duration)), \(bytes ?? 0) B) [\(requestId)]"
         case .failure:
-            return "✕ \(method) \(url) (\(LogFormat.milliseconds(duration))): \(error ?? "failed") [\(requestId)]"
+            return "✕ \(method) \(url) (\(Self.milliseconds(duration))): \(error ?? "failed") [\(requestId)]"
         case .retry:
             let attempt = attempt.map { "attempt \($0) of \(attemptCount ?? $0)" } ?? "another attempt"
             return
-                "↻ \(method) \(attempt) in \(LogFormat.milliseconds(duration)) after \(error ?? "a failure") [\(requestId)]"
+                "↻ \(method) \(attempt) in \(Self.milliseconds(duration)) after \(error ?? "a failure") [\(requestId)]"
         }
+    }
+
+    private static func milliseconds(_ duration: Duration?) -> String {
+        guard let duration else { return "-" }
+        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.1f ms", ms)
     }
 }
 
@@ -96,10 +115,44 @@ public struct PrintNetworkLogger: NetworkLogger {
     }
 }
 
-enum LogFormat {
-    static func milliseconds(_ duration: Duration?) -> String {
-        guard let duration else { return "-" }
-        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return String(format: "%.1f ms", ms)
+extension NetworkLogEntry {
+    static func request(_ request: URLRequest, id: String, bodies: Bool) -> NetworkLogEntry {
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
+        }
+        let redacted = LogRedactor.redactRequest(headers: headers, url: request.url, body: request.httpBody)
+        return NetworkLogEntry(
+            kind: .request, requestId: id, method: request.httpMethod ?? "GET",
+            url: LogRedactor.redact(url: request.url),
+            statusCode: nil, duration: nil, bytes: request.httpBody?.count,
+            headers: redacted.headers,
+            body: bodies ? LogRedactor.loggedBody(of: request) : nil, error: nil, curl: LogRedactor.curl(request))
+    }
+
+    static func response(_ response: ServerResponse, id: String, bodies: Bool) -> NetworkLogEntry {
+        // A response echoing the request must not undo its redaction: what it sent is masked here too.
+        // `response.request` builds a URLRequest on each read: read the sent values instead.
+        let sent = response.transportRequest
+        let secrets = LogRedactor.secretValues(of: sent)
+        let body =
+            bodies
+            ? LogRedactor.redact(body: response.data, contentType: response.headers["Content-Type"], secrets: secrets)
+            : nil
+        return NetworkLogEntry(
+            kind: .response, requestId: id, method: sent.method.rawValue,
+            url: LogRedactor.redact(url: sent.url), statusCode: response.statusCode,
+            duration: response.duration,
+            bytes: response.data.count, headers: LogRedactor.redact(headers: response.headers.fields, secrets: secrets),
+            body: body, error: nil, curl: nil)
+    }
+
+    static func failure(_ request: URLRequest, error: BaseServerError, duration: Duration, id: String)
+        -> NetworkLogEntry
+    {
+        NetworkLogEntry(
+            kind: .failure, requestId: id, method: request.httpMethod ?? "GET",
+            url: LogRedactor.redact(url: request.url),
+            statusCode: nil, duration: duration, bytes: nil, headers: [], body: nil,
+            error: error.errorDescription ?? "\(error.code)", curl: nil)
     }
 }

@@ -74,15 +74,13 @@ public final class MetricsEventMonitor: NetworkEventMonitor {
     }
 
     public func request(_ request: MonitoredRequest, didFinish metrics: RequestMetrics) {
-        let last = lastStatus.withLock { $0.removeValue(forKey: request.id) }
+        var status = lastStatus.withLock { $0.removeValue(forKey: request.id) }
         let outcome: String
-        var status = last
         switch metrics.outcome {
-        case .success(let fromCache):
-            outcome = fromCache ? "cache" : "success"
+        case .success(let fromCache): outcome = fromCache ? "cache" : "success"
         case .failure(let error):
             outcome = "failure"
-            status = (error as? BaseServerError)?.statusCode ?? last
+            status = (error as? BaseServerError)?.statusCode ?? status
         }
         let dimensions = Self.dimensions(request, status: status, outcome: outcome)
         CoreMetrics.Timer(label: Self.requestDuration, dimensions: dimensions, factory: factory)

@@ -137,14 +137,15 @@ public struct MonitoredExchange: Sendable {
         var isAfterRequestEnded = false
     }
 
-    /// The URL is taken from `request` when it already reports the one sent.
+    /// The URL is taken from `request` when it already reports the one sent, so it is not redacted twice.
     init(_ record: Record, bodyLimit: Int, reportedAs request: MonitoredRequest? = nil) {
         let sent = record.request
-        let (headers, secrets) = LogRedactor.redactRequest(sent)
+        let (headers, secrets) = LogRedactor.redactRequest(
+            headers: sent.headers.fields, url: sent.url, body: sent.body.data)
         self.attempt = record.attempt
         self.startedAt = record.startedAt
         self.method = sent.method
-        self.url = request?.redactedURL(of: sent.url) ?? LogRedactor.redact(url: sent.url)
+        self.url = request.flatMap { $0.hostURL == sent.url ? $0.url : nil } ?? LogRedactor.redact(url: sent.url)
         self.requestHeaders = HTTPHeaders(headers)
         self.sentCookies = Self.cookieNames(sent.headers)
         self.requestBody = Body(sent.body, headers: sent.headers, secrets: secrets, limit: bodyLimit)

@@ -230,7 +230,9 @@ final class RequestMonitoring: Sendable {
     static func redacted(_ request: TransportRequest) -> URLRequest {
         var shown = request
         shown.body = .none
-        shown.headers = HTTPHeaders(LogRedactor.redactRequest(request).headers)
+        shown.headers = HTTPHeaders(
+            LogRedactor.redactRequest(headers: request.headers.fields, url: request.url, body: request.body.data)
+                .headers)
         let text = request.url.absoluteString
         let redacted = LogRedactor.redact(url: request.url)
         if redacted != text, let url = URL(string: redacted) ?? URL(string: text.components(separatedBy: "?")[0]) {
