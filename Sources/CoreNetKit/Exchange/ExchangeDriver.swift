@@ -12,10 +12,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Runs one exchange: starts the transport, feeds its events, the reader's and the timer's to the
-/// ``ExchangeStateMachine`` under one lock, and carries out what it decides: answers the reader, tells the transport to
-/// pause, go on or cancel, and sets the clock's wake. Every transport takes this path (``Transport/start(_:events:)``),
-/// so the deadline, idle timeout, backpressure and cancellation are the same for all.
+/// Runs one exchange for every transport: feeds the transport's, the reader's and the timer's events to the
+/// ``ExchangeStateMachine`` under one lock, and carries out what it decides.
 final class ExchangeDriver: Sendable {
     private struct State {
         var machine: ExchangeStateMachine
@@ -27,7 +25,7 @@ final class ExchangeDriver: Sendable {
         var ownCookie: String?
     }
 
-    /// The configuration's cookie storage, for the redirects a transport follows (``TransportEvents/redirecting(_:from:headers:)``).
+    /// The configuration's cookie storage, for the redirects a transport follows.
     struct Cookies: Sendable {
         let storage: HTTPCookieStorage
         /// The request's own `Cookie` header, before the storage's cookies were added.
@@ -38,7 +36,6 @@ final class ExchangeDriver: Sendable {
         case head(CheckedContinuation<ExchangeHead, any Error>)
         case chunk(CheckedContinuation<Data?, any Error>)
 
-        /// Hands `answer` over; the state machine answers only what the reader waits for.
         func resume(with answer: ExchangeStateMachine.Answer) {
             switch (self, answer) {
             case (.head(let waiter), .head(let head)): waiter.resume(returning: head)
@@ -51,7 +48,6 @@ final class ExchangeDriver: Sendable {
         }
     }
 
-    /// What to do once the lock is released.
     private struct Work {
         var waiter: Waiter?
         var answer: ExchangeStateMachine.Answer?
@@ -62,9 +58,9 @@ final class ExchangeDriver: Sendable {
     private let clock: any NetworkClock
     private let cookies: HTTPCookieStorage?
     private let stopwatch: Stopwatch
-    /// Whether the exchange has a deadline or an idle timeout: without one, no event needs the time.
+    /// Without a deadline or an idle timeout no event needs the time.
     private let timed: Bool
-    /// Whether the server's silence is timed (an idle timeout): only then do chunks and reader requests need the time.
+    /// Only with an idle timeout do chunks and the reader's requests need the time.
     private let timesSilence: Bool
 
     private init(limits: ExchangeStateMachine.Limits, clock: any NetworkClock, cookies: Cookies?) {
@@ -76,11 +72,9 @@ final class ExchangeDriver: Sendable {
         self.state = Locked(State(machine: ExchangeStateMachine(limits: limits), ownCookie: cookies?.own))
     }
 
-    /// Sends `request` through `transport` within `limits` on `clock` and returns at the response head; the body is
-    /// read from the returned response, and dropping it early cancels the transport.
+    /// Returns at the response head; dropping the body early cancels the transport.
     ///
-    /// - Throws: the transport's error, ``BaseServerError/Code-swift.struct/timeout``, or `CancellationError` when the
-    ///   calling Task is cancelled.
+    /// - Throws: the transport's error, a `timeout`, or `CancellationError` when the calling Task is cancelled.
     static func send(
         _ request: TransportRequest, through transport: any Transport, limits: ExchangeStateMachine.Limits,
         clock: any NetworkClock, cookies: Cookies? = nil
@@ -99,13 +93,12 @@ final class ExchangeDriver: Sendable {
             body: ResponseBody(storage: .exchange(Owner(driver))), url: head.url, httpVersion: head.httpVersion)
     }
 
-    /// The time on the clock since the exchange began.
     private var now: Duration { stopwatch.elapsed() }
 
-    /// The time for an event that starts the deadline, `.zero` when nothing is timed.
+    /// For an event that starts the deadline.
     private var timedNow: Duration { timed ? now : .zero }
 
-    /// The time for an event that only the idle timeout looks at, `.zero` without one.
+    /// For an event that only the idle timeout looks at.
     private var silenceNow: Duration { timesSilence ? now : .zero }
 
     // MARK: Events
@@ -118,20 +111,20 @@ final class ExchangeDriver: Sendable {
         }
     }
 
-    /// A transport's event that starts the deadline or may (`sending`, the head).
+    /// A transport's event that may start the deadline (`sending`, the head).
     func timedEvent(_ event: (inout ExchangeStateMachine, Duration) -> ExchangeStateMachine.Output) {
         let now = timedNow
         handle { event(&$0.machine, now) }
     }
 
-    /// A transport's event the deadline does not start with (a chunk, the end, a failure).
+    /// A transport's other events.
     func transportEvent(_ event: (inout ExchangeStateMachine, Duration) -> ExchangeStateMachine.Output) {
         let now = silenceNow
         handle { event(&$0.machine, now) }
     }
 
     private func head() async throws -> ExchangeHead {
-        // A head that is already there is taken without suspending.
+        // What is already there is taken without suspending.
         switch take({ $0.readerTakesHeadIfReady() }) {
         case .head(let head)?: return head
         case .failure(let error)?: throw error
@@ -145,9 +138,8 @@ final class ExchangeDriver: Sendable {
         }
     }
 
-    /// The next chunk of the body, `nil` at its end.
     fileprivate func next() async throws -> Data? {
-        // What is already there (a buffered chunk, the end) is taken without suspending.
+        // What is already there is taken without suspending.
         switch take({ $0.readerTakesChunkIfReady() }) {
         case .chunk(let chunk)?: return chunk
         case .end?: return nil
@@ -167,8 +159,7 @@ final class ExchangeDriver: Sendable {
         }
     }
 
-    /// The answer `event` gives the reader at once, if it gives one; what else it decides is
-    /// carried out as for any event.
+    /// The answer `event` gives the reader at once, if any; the rest of its output is carried out as usual.
     private func take(
         _ event: (inout ExchangeStateMachine) -> ExchangeStateMachine.Output?
     ) -> ExchangeStateMachine.Answer? {
@@ -181,9 +172,8 @@ final class ExchangeDriver: Sendable {
         return answer
     }
 
-    /// The `Cookie` header for a redirect from `url` (whose response had `headers`) to `target`, after its
-    /// `Set-Cookie` fields went into the storage: the request's own header while the redirects stay on its origin,
-    /// then the stored cookies for `target`. `.none` without a cookie storage: the header is left as it is.
+    /// Stores the redirect's `Set-Cookie` fields and returns the `Cookie` header for `target` (the request's own while
+    /// the redirects stay on its origin, then the stored ones); `.none` without a cookie storage.
     func redirectCookie(to target: URL, from url: URL, headers: HTTPHeaders) -> String?? {
         guard let cookies else { return .none }
         let now = clock.currentDate
@@ -195,7 +185,6 @@ final class ExchangeDriver: Sendable {
         return .some(CookieJar.header(for: target, own: own, from: cookies, now: now))
     }
 
-    /// The reader is gone before the end: the transport is cancelled.
     fileprivate func readerLeft() {
         handle { $0.machine.readerLeft() }
     }
@@ -216,8 +205,8 @@ final class ExchangeDriver: Sendable {
     // MARK: Carrying out
 
     private func handle(_ event: (inout State) -> ExchangeStateMachine.Output) {
-        // Filled in under the lock, carried out after it. Written through the closure, not returned: a value returned
-        // through the generic `withLock` is copied by its value witnesses several times per event.
+        // Written through the closure, not returned: a value returned through the generic `withLock` is copied by its
+        // value witnesses several times per event.
         var work = Work()
         state.withLock { state in
             let output = event(&state)
@@ -228,16 +217,15 @@ final class ExchangeDriver: Sendable {
             }
             if let command = output.command, let transport = state.transport {
                 switch command {
-                // In the order decided: a pause and a resume carried out after the lock could pass each other and leave
-                // a transport paused for good.
+                // Under the lock: a pause and a resume carried out after it could pass each other.
                 case .pause: transport.pause()
                 case .resume: transport.resume()
                 case .cancel: work.cancel = transport
                 }
             }
-            // The transport's exchange reports to this driver: once closed, drop it so neither keeps the other alive.
+            // Once closed, drop the transport so neither keeps the other alive.
             if state.machine.phase == .closed { state.transport = nil }
-            // Set under the lock, so wakes are set in the order decided; no clock calls back while it is being set.
+            // Under the lock, so wakes are set in the order decided; no clock calls back while it is being set.
             switch output.wake {
             case nil: break
             case .cancel?:
@@ -252,8 +240,7 @@ final class ExchangeDriver: Sendable {
         if let waiter = work.waiter, let answer = work.answer { waiter.resume(with: answer) }
     }
 
-    /// What a ``ResponseBody`` holds: when the last copy of the body and its iterators are gone before the end, the
-    /// transport is cancelled.
+    /// What a ``ResponseBody`` holds: once it and its iterators are gone before the end, the transport is cancelled.
     final class Owner: Sendable {
         let driver: ExchangeDriver
 
@@ -262,7 +249,7 @@ final class ExchangeDriver: Sendable {
         deinit { driver.readerLeft() }
     }
 
-    /// The reading side of a body: dropping it before the end cancels the transport.
+    /// One iterator of the body: dropping it before the end cancels the transport.
     final class Reader: Sendable {
         let owner: Owner
 

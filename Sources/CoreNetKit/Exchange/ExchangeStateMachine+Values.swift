@@ -17,7 +17,6 @@ struct ExchangeHead: Sendable {
 }
 
 extension ExchangeStateMachine {
-    /// The limits one exchange keeps.
     struct Limits: Sendable {
         /// The total deadline from the request being sent to the last byte read; `nil` for none.
         var total: Duration?
@@ -25,18 +24,14 @@ extension ExchangeStateMachine {
         var idle: Duration?
         /// Past this many unread bytes the transport is told to pause; at half, to go on.
         var bufferLimit: Int
-        /// Past this many unread bytes (a transport that cannot pause) the body fails with
-        /// `responseTooLarge` and the transport is cancelled.
+        /// Past this many unread bytes (a transport that cannot pause) the body fails with `responseTooLarge`.
         var hardBufferLimit: Int
-        /// Whether the reader reads the whole body before it uses any of it: then the head is
-        /// handed over with the first bytes of the body (or its end), one wake-up instead of two.
+        /// Whether the head is handed over with the body's first bytes (or its end): one wake-up instead of two.
         var holdsHeadForBody: Bool
         /// How long an expired transport may take to wind down before the reader is answered without it.
         var grace: Duration = .seconds(2)
 
-        init(
-            timeout: TimeInterval, idle: TimeInterval?, bufferLimit: Int, holdsHeadForBody: Bool = false
-        ) {
+        init(timeout: TimeInterval, idle: TimeInterval?, bufferLimit: Int, holdsHeadForBody: Bool = false) {
             total = Self.duration(timeout)
             self.idle = idle.flatMap(Self.duration)
             self.bufferLimit = max(bufferLimit, 1)
@@ -54,18 +49,15 @@ extension ExchangeStateMachine {
     enum Phase: Equatable {
         /// The transport holds the request in a queue of its own; the deadline does not run.
         case queued
-        /// The request is being sent; no head yet.
         case waitingForHead
         /// The head arrived; the body flows until the transport ends it and the reader reads it.
         case receiving
-        /// The deadline passed: the transport was told to cancel, and the reader is answered with
-        /// the timeout when the transport has wound down or the grace has passed.
+        /// The transport was told to cancel; the reader gets the timeout once it wound down or the grace passed.
         case expired
-        /// The reader has had its last answer, or left. Nothing happens any more.
+        /// The reader has had its last answer, or left.
         case closed
     }
 
-    /// What the reader is answered.
     enum Answer {
         case head(ExchangeHead)
         case chunk(Data)
@@ -75,20 +67,19 @@ extension ExchangeStateMachine {
 
     /// What the transport is told.
     enum Command: Equatable {
-        /// The reader is behind: stop for now.
         case pause
-        /// The reader wants more: go on, or pull the next chunk.
+        /// Go on, or pull the next chunk.
         case resume
         case cancel
     }
 
-    /// What the timer is told: wake at a time (replacing the wake set before), or never.
+    /// Wake at a time (replacing the wake set before), or never.
     enum Wake: Equatable {
         case at(Duration)
         case cancel
     }
 
-    /// What to do after an event (see ``ExchangeStateMachine`` for which part runs under the driver's lock).
+    /// What to do after an event.
     struct Output {
         var answer: Answer?
         var command: Command?

@@ -8,30 +8,22 @@
 
 import Foundation
 
-/// One request's exchange with its transport, as a value: events in, what to do out.
+/// One request's exchange with its transport, as a value: events in (from ``TransportEvents``, the body's reader and
+/// the timer), an ``Output`` for ``ExchangeDriver`` to carry out. Times are durations since the exchange began.
 ///
-/// It holds everything that decides the exchange's course (whether the transport still queues the request, the deadline
-/// and idle timeout, the head, the body's chunks with their backpressure, how the transport ended, who waits for what),
-/// so that "the head is delivered", "the body ended" and "the exchange failed" are each decided in one place. Events
-/// come from the transport (``TransportEvents``), the body's reader and the timer; each returns an ``Output`` that
-/// ``ExchangeDriver`` carries out: pause, resume and the timer under its lock (so they happen in the order decided), the
-/// reader's answer and a cancel after it. Times are durations on the configuration's clock since the exchange began.
-///
-/// The phases, in order:
 /// ```
 /// queued ──sending──▶ waitingForHead ──head──▶ receiving ──end/fail, read to the end──▶ closed
 ///                            │                     │
 ///                            └──────deadline──▶ expired ──transport wound down / grace──▶ closed
 /// ```
-/// A reader that leaves (or whose Task is cancelled) closes the exchange from any phase; events
-/// that arrive after `closed` change nothing.
+/// A reader that leaves closes the exchange from any phase; events after `closed` change nothing.
 struct ExchangeStateMachine {
     private(set) var phase: Phase = .waitingForHead
     let limits: Limits
     /// Whether the transport's `start` has returned (its exchange can be told what to do).
     private var transportKnown = false
     private var cancelWhenKnown = false
-    /// Whether the timer runs (from `sending`, or the start when the transport queues nothing).
+    /// Whether the timer runs (from `sending`, or from the start when nothing is queued).
     private var timing = false
     private var deadline: Duration?
     /// Since when the silence counts for the idle timeout.
@@ -57,8 +49,7 @@ struct ExchangeStateMachine {
 
     // MARK: The transport's events
 
-    /// The transport's `start` returned at `now`: the timer starts unless the request waits in
-    /// the transport's queue or everything has already arrived.
+    /// The timer starts unless the request waits in the transport's queue or everything has already arrived.
     mutating func transportStarted(now: Duration) -> Output {
         transportKnown = true
         var output = Output()
@@ -69,13 +60,11 @@ struct ExchangeStateMachine {
         return output
     }
 
-    /// The transport holds the request in a queue of its own until ``sending(now:)``.
     mutating func queued() -> Output {
         if phase == .waitingForHead && !timing { phase = .queued }
         return Output()
     }
 
-    /// The request left the transport's queue and is being sent: the deadline starts.
     mutating func sending(now: Duration) -> Output {
         guard phase == .queued else { return Output() }
         phase = .waitingForHead
@@ -111,8 +100,7 @@ struct ExchangeStateMachine {
         chunks.append(chunk)
         bufferedBytes += chunk.count
         if bufferedBytes > limits.hardBufferLimit {
-            // The reader fell too far behind a transport that does not pause: drop the buffer, fail the body and stop
-            // the transport, so memory stays bounded.
+            // A transport that does not pause: drop the buffer, fail the body and stop it, so memory stays bounded.
             dropBuffer()
             transportEnd = .failure(
                 BaseServerError(
@@ -132,7 +120,6 @@ struct ExchangeStateMachine {
         return output
     }
 
-    /// The transport sent the whole body.
     mutating func ended(now: Duration) -> Output {
         let headless = phase == .queued || phase == .waitingForHead
         return transportEnded(headless ? .failure(URLError(.networkConnectionLost)) : .success(()))
@@ -140,7 +127,7 @@ struct ExchangeStateMachine {
 
     mutating func failed(_ error: any Error, now: Duration) -> Output { transportEnded(.failure(error)) }
 
-    /// The transport's end (only the first counts): the reader reads up to it, or an expired exchange has wound down.
+    /// Only the first end counts: the reader reads up to it, or an expired exchange has wound down.
     private mutating func transportEnded(_ end: Result<Void, any Error>) -> Output {
         switch phase {
         case .queued, .waitingForHead, .receiving:
@@ -160,13 +147,11 @@ struct ExchangeStateMachine {
         return answerWaitingReader()
     }
 
-    /// The reader waits for the next chunk (or the end) at `now`.
     mutating func readerWantsChunk(now: Duration) -> Output {
         waiting = .chunk
         var output = answerWaitingReader()
         if output.answer == nil, phase == .receiving, transportEnd == nil {
-            // Still waiting: silence counts from now, not while the reader was busy, and the transport is asked for
-            // more (a paused one goes on; one that pulls on demand pulls the next chunk).
+            // Silence counts from now, not while the reader was busy; the transport is asked for more.
             silenceSince = now
             if let idle = limits.idle, timing { output.wake = earlier(now + idle) }
             paused = false
@@ -175,8 +160,7 @@ struct ExchangeStateMachine {
         return output
     }
 
-    /// The reader takes the head if it is there now (or the failure that replaced it); `nil`,
-    /// and nothing changes, when it would have to wait.
+    /// The head (or the failure that replaced it) if it is there now; `nil`, changing nothing, if not.
     mutating func readerTakesHeadIfReady() -> Output? {
         takeIfReady(.head)
     }
@@ -197,7 +181,6 @@ struct ExchangeStateMachine {
         return output
     }
 
-    /// The reader left before the end (it stopped reading, or its Task was cancelled).
     mutating func readerLeft() -> Output {
         guard phase != .closed else { return Output() }
         var output = Output()
@@ -210,7 +193,7 @@ struct ExchangeStateMachine {
 
     // MARK: The timer's event
 
-    /// The timer woke at `now` (perhaps a little early: the time is looked at).
+    /// The timer woke at `now`, perhaps a little early.
     mutating func timerFired(now: Duration) -> Output {
         wakeAt = nil
         switch phase {
@@ -247,14 +230,14 @@ struct ExchangeStateMachine {
 
     // MARK: Deciding
 
-    /// Answers the reader if it waits and what it waits for is there; closes the exchange with its last answer.
     private mutating func answerWaitingReader() -> Output {
         var output = Output()
         answerWaitingReader(into: &output)
         return output
     }
 
-    /// ``answerWaitingReader()`` writing into `output`, so no branch copies it (its payloads are resilient on Linux).
+    /// Answers the reader if what it waits for is there, closing the exchange with its last answer. Writes into
+    /// `output` so no branch copies it (its payloads are resilient on Linux).
     private mutating func answerWaitingReader(into output: inout Output) {
         guard let waiting else { return }
         if phase == .closed {
@@ -331,13 +314,12 @@ struct ExchangeStateMachine {
         output.wake = nextWake()
     }
 
-    /// Whether the server's silence counts now: before the head, and while the reader waits for
-    /// a body the transport has not ended (or for a head held back for the body's first bytes).
+    /// Before the head, and while the reader waits for a body (or held head) the transport has not ended.
     private var silenceCounts: Bool {
         phase == .waitingForHead || phase == .receiving && transportEnd == nil && waiting != nil
     }
 
-    /// The next time to look at the clock: the deadline, or the end of the idle time if sooner.
+    /// The deadline, or the end of the idle time if sooner.
     private mutating func nextWake() -> Wake? {
         var next = deadline
         if let idle = limits.idle, silenceCounts {

@@ -8,13 +8,11 @@
 
 import Foundation
 
-/// The exchange of a transport that implements ``Transport/send(_:)``: a Task that sends the request, reports the head,
-/// then pulls the body one chunk at a time as the pipeline asks for more, and reports its end or failure. Cancelling it
-/// cancels the Task (the transport closes the connection).
+/// The exchange of a transport that implements ``Transport/send(_:)``: a Task that reports the head, then pulls the
+/// body one chunk at a time as the pipeline asks for more. Cancelling it cancels the Task.
 final class SendingTask: TransportExchange {
-    /// How far the pull may run ahead of the reader: each pulled chunk takes a credit, the reader's requests for more
-    /// give them, and it starts with two (the first chunk and, for a small body, its end), so a small response reaches
-    /// the reader in one wake-up and a large one is read from the transport no faster than the pipeline reads it.
+    /// Each pulled chunk takes a credit and each request for more gives one. Two at first (the first chunk and a
+    /// small body's end) bring a small response in one wake-up; a large one is pulled no faster than it is read.
     private struct Flow {
         var credits = 2
         var cancelled = false
@@ -24,8 +22,7 @@ final class SendingTask: TransportExchange {
     private let flow = Locked(Flow())
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    /// Starts sending `request` with `send` in a Task (with the caller's priority and task-local
-    /// values) that reports to `events`.
+    /// Starts `send` in a Task (with the caller's priority and task-local values) that reports to `events`.
     init(
         _ request: TransportRequest, events: TransportEvents,
         send: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
@@ -52,8 +49,7 @@ final class SendingTask: TransportExchange {
         self.task.withLock { $0 = task }
     }
 
-    /// Pulls only on the reader's demand: nothing to pause.
-    func pause() {}
+    func pause() {}  // pulls only on demand
 
     func resume() {
         flow.withLock { flow in
@@ -70,7 +66,7 @@ final class SendingTask: TransportExchange {
         task.withLock { $0 }?.cancel()
     }
 
-    /// Takes a credit to pull one chunk, waiting for one if there is none; `false` once the exchange was cancelled.
+    /// Takes a credit, waiting for one if there is none; `false` once cancelled.
     private static func mayPull(_ flow: Locked<Flow>) async -> Bool {
         while true {
             let taken: Bool? = flow.withLock { flow in
