@@ -19,7 +19,7 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     private struct Control {
         var task: SessionTask?
         var cancelled = false
-        /// Takes the request out of the host's queue; `false` once it was let through.
+        /// `false` once the request was let through.
         var leaveQueue: (@Sendable () -> Bool)?
     }
 
@@ -27,20 +27,18 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
     let events: TransportEvents
     let gate = CancelGate()
     private let control = Locked(Control())
-    /// Runs once the task completed (frees the host slot, removes a spooled body); set before publishing.
+    /// Frees the host slot and removes a spooled body; set before publishing.
     var completed: @Sendable () -> Void = {}
     var response: HTTPURLResponse?
     var received: Int64 = 0
-    /// `Content-Length` when neither `Content-Encoding` (libcurl counts inflated bytes) nor `Transfer-Encoding`
-    /// is set: the body ends when that many arrived, without waiting for the task to complete.
+    /// `Content-Length` without `Content-Encoding` (libcurl counts inflated bytes) or `Transfer-Encoding`.
     private var completeLength: Int64?
     private var ended = false
-    /// Set when an HTTP auth challenge was cancelled: the response and body already received are the answer.
+    /// An HTTP auth challenge was cancelled: what was received is the answer.
     var declinedChallenge = false
-    /// Set (on libcurl's thread) when libcurl asked to resend the body after a dropped connection: the task then
-    /// ends in `networkConnectionLost`.
+    /// Set on libcurl's thread when it asked to resend the body: the task then ends in `networkConnectionLost`.
     let connectionDropped = Locked(false)
-    /// Why the ``ServerTrustPolicy`` refused the certificate; the task then ends in a trust failure, not cancelled.
+    /// Why the ``ServerTrustPolicy`` refused the certificate.
     var trustFailure: String?
 
     init(request: TransportRequest, events: TransportEvents) {
@@ -50,12 +48,11 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
 
     // MARK: Control, from any thread
 
-    /// The request waits for a connection slot; `leave` takes it out of the queue.
     func waitsInQueue(_ leave: @escaping @Sendable () -> Bool) {
         control.withLock { $0.leaveQueue = leave }
     }
 
-    /// Gives the exchange its task; `false` (and the task must not run) if it was cancelled.
+    /// `false` (and the task must not run) if the exchange was cancelled.
     func attach(_ task: URLSessionTask) -> Bool {
         control.withLock { control in
             control.leaveQueue = nil
@@ -88,12 +85,10 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         if let leaveQueue, leaveQueue() {
             events.fail(CancellationError())
         }
-        // Off the cooperative pool: FoundationNetworking's `cancel()` waits (`sync`) on a work queue that can be
-        // busy for seconds (inflating a large body), which would stall every Task.
+        // Off the cooperative pool: FoundationNetworking's `cancel()` waits on a queue that can be busy for seconds.
         if let task { cancelElsewhere(task) }
     }
 
-    /// Cancels `task` (through ``gate``) on another thread.
     func cancelElsewhere(_ task: SessionTask) {
         let gate = gate
         DispatchQueue.global().async { gate.cancel(task.task) }
@@ -113,7 +108,6 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         endIfComplete()
     }
 
-    /// Bytes of the body arrived; the body ends here when all its announced bytes are in.
     func receive(_ data: Data) {
         received += Int64(data.count)
         events.chunk(data)
@@ -127,16 +121,12 @@ final class URLSessionExchange: TransportExchange, @unchecked Sendable {
         events.end()
     }
 
-    /// The task completed, with `error` (already normalised) or without.
     func complete(error: (any Error)?, task: URLSessionTask) {
         if let error {
             events.fail(error)
             return
         }
-        if response == nil, let http = task.response as? HTTPURLResponse {
-            response = http
-            events.head(statusCode: http.statusCode, headers: SessionDelegate.headers(of: http), url: http.url)
-        }
+        if response == nil, let http = task.response as? HTTPURLResponse { receiveHead(http) }
         guard response != nil else {
             events.fail(URLError(.networkConnectionLost))
             return
@@ -150,13 +140,13 @@ struct SessionTask: @unchecked Sendable {  // safe: suspend, resume and cancel a
     let task: URLSessionTask
 }
 
-/// The session delegate: routes callbacks to each task's ``URLSessionExchange``.
+/// Routes the session's callbacks to each task's ``URLSessionExchange``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // safe: `states` is Locked
     private let states = Locked<[Int: URLSessionExchange]>([:])
-    /// Extra trust and pins; `nil` leaves every server trust challenge to the system.
+    /// `nil` leaves every server trust challenge to the system.
     let serverTrust: ServerTrustPolicy?
 
-    init(serverTrust: ServerTrustPolicy? = nil) {
+    init(serverTrust: ServerTrustPolicy?) {
         self.serverTrust = serverTrust
         super.init()
     }
@@ -199,7 +189,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         var next = RedirectPolicy.strippingCredentials(request, from: task.currentRequest ?? task.originalRequest)
-        // The cookies the redirecting response set go into the pipeline's storage, and the next request gets its own.
         if let target = next.url, let from = response.url ?? task.currentRequest?.url,
             let cookie = state(for: task)?.events.driver.redirectCookie(
                 to: target, from: from, headers: SessionDelegate.headers(of: response))
@@ -228,6 +217,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         state.complete(error: error.map { FoundationFault.normalized($0, state: state) }, task: task)
     }
 
+    /// libcurl found a reused connection dead and asks to rewind the body. FoundationNetworking (Swift 6.3), given
+    /// no stream, would resend the head alone and wait out the timeout: the task ends in `connectionLost` instead.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        completionHandler(nil)
+        guard let state = state(for: task) else { return }
+        state.connectionDropped.withLock { $0 = true }
+        // Called on the work queue `cancel()` waits for: cancel from another thread after returning.
+        state.cancelElsewhere(SessionTask(task: task))
+    }
+
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         // Read once: each read converts Foundation's dictionary of fields again.
         let fields = response.allHeaderFields
@@ -249,12 +251,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 }
 
 extension SessionDelegate {
-    /// Lets 401s reach the pipeline, which maps them and refreshes tokens; never answers with stored credentials.
-    /// Apple platforms: default handling (which delivers the 401), except server trust with a policy rule.
-    ///
-    /// On Linux, FoundationNetworking (Swift 6.3.1) never completes a 401 task given `.performDefaultHandling`
-    /// without a credential (swift-corelibs-foundation #5456). It has already delivered the 401 and its body by
-    /// then, so the challenge is cancelled and what arrived is the answer.
+    /// Lets 401s reach the pipeline; never answers with stored credentials. Apple platforms: default handling,
+    /// except server trust with a policy rule. On Linux a 401 task given `.performDefaultHandling` never completes
+    /// (swift-corelibs-foundation #5456), but the 401 and its body have arrived: the challenge is cancelled.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -279,8 +278,7 @@ extension SessionDelegate {
     }
 }
 
-/// libcurl's connection-fault errors as the `URLError` codes Apple's URLSession and ``AsyncHTTPClientTransport``
-/// use, so both transports end a fault in the same ``BaseServerError`` code.
+/// libcurl's connection-fault errors as the `URLError` codes Apple's URLSession and `AsyncHTTPClientTransport` use.
 enum FoundationFault {
     static func normalized(_ error: any Error, state: URLSessionExchange) -> any Error {
         guard let urlError = error as? URLError else { return error }
@@ -311,8 +309,7 @@ enum FoundationFault {
         return URLError(code, userInfo: [NSUnderlyingErrorKey: urlError])
     }
 
-    /// The trust-failure code and reason for libcurl's refused-certificate message ("SSL certificate problem: …",
-    /// "… matches target host name '…'"); `nil` for any other error.
+    /// The code and reason for libcurl's refused-certificate messages; `nil` for any other error.
     static func certificateProblem(_ detail: String) -> (URLError.Code, String)? {
         guard detail.contains("ssl certificate problem") || detail.contains("target host name") else { return nil }
         if detail.contains("expired") { return (.serverCertificateHasBadDate, "it has expired") }

@@ -14,18 +14,17 @@ import FoundationNetworking
 
 /// The default ``Transport``: `URLSession` with its own session and delegate.
 ///
-/// The session has no `URLCache` (CoreNetKit caches through ``CacheAdapter``) and no cookies of its own (see
-/// ``NetworkConfiguration/cookieStorage``), and on Linux at most 4 connections per host, which keeps libcurl from
+/// The session has no `URLCache` (CoreNetKit caches through ``CacheAdapter``), no cookies of its own (see
+/// ``NetworkConfiguration/cookieStorage``) and, on Linux, at most 4 connections per host, which keeps libcurl from
 /// dropping and reopening connections under load. Cancelling the awaiting Task cancels the `URLSessionTask`. A
 /// redirect to another origin drops the `Authorization`, `Proxy-Authorization` and `Cookie` headers.
 ///
 /// ## Connections per host and the timeout
 ///
 /// With `maximumConnectionsPerHost` set (4 on Linux by default), the other requests to a host wait in the
-/// transport, in order, sending nothing. The timeout starts when a request enters the session, so it bounds the
-/// exchange, never the wait; waiting is unbounded (cancel to give up). The library's deadline keeps the timeout
-/// to the millisecond; the session's timer is a backstop, rounded up to a whole second plus one on Linux, where
-/// `timeoutInterval` counts whole seconds (0.5 s would end the request at once).
+/// transport, in order, sending nothing. The timeout starts when a request enters the session: it bounds the
+/// exchange, never the (unbounded) wait; cancel to give up. The library's deadline keeps the timeout to the
+/// millisecond; the session's timer is a backstop, on Linux rounded up to a whole second plus one.
 ///
 /// ## The body, backpressure and the buffer
 ///
@@ -34,21 +33,20 @@ import FoundationNetworking
 /// `Content-Length` bytes all arrived (without `Content-Encoding` or `Transfer-Encoding`) ends without waiting for
 /// the task to complete, so a small response reaches the waiting Task in one wake-up.
 ///
-/// On Apple platforms, past ``bodyBufferLimit`` unread bytes the task is suspended until half were read.
-///
-/// On Linux it never suspends: FoundationNetworking's `resume()` restarts the transfer from the first byte, and
-/// its delegate callbacks queue without bound. A reader more than 64 × ``bodyBufferLimit`` bytes (64 MiB by
-/// default) behind ends the body in ``BaseServerError/Code-swift.struct/responseTooLarge`` instead; the pipeline's
-/// own readers keep up, but read long, slowly consumed streams with `AsyncHTTPClientTransport`. A gzip bomb also
-/// ends in `responseTooLarge`, but can take about 1.2 GB of memory first (chunks libcurl queued before the cancel).
+/// On Apple platforms, past ``bodyBufferLimit`` unread bytes the task is suspended until half were read. On Linux
+/// it never suspends: FoundationNetworking's `resume()` restarts the transfer from the first byte, and its delegate
+/// callbacks queue without bound. A reader more than 64 × ``bodyBufferLimit`` bytes (64 MiB by default) behind
+/// ends the body in ``BaseServerError/Code-swift.struct/responseTooLarge`` instead; the pipeline's own readers keep
+/// up, but read long, slowly consumed streams with `AsyncHTTPClientTransport`. A gzip bomb also ends in
+/// `responseTooLarge`, but can take about 1.2 GB of memory first (chunks libcurl queued before the cancel).
 ///
 /// Foundation folds repeated response fields (joined with `", "`, order across names lost); `Set-Cookie` is split
 /// back into its cookies.
 ///
 /// ## Known FoundationNetworking faults (Linux, Swift 6.3.1)
 ///
-/// These are not CoreNetKit's to fix; on a Linux server prefer `AsyncHTTPClientTransport` (package trait
-/// `AsyncHTTPClient`), which has none of them:
+/// Not CoreNetKit's to fix; on a Linux server prefer `AsyncHTTPClientTransport` (package trait `AsyncHTTPClient`),
+/// which has none of them:
 /// - A response that is only a status line (or a cut-off header block) then EOF, or a chunked body with a trailer,
 ///   aborts the process ("Fatal error: Transfer completed, but there's no response.", swift-corelibs-foundation
 ///   #5285). A hostile server can trigger it, and no delegate callback runs first to prevent it.
@@ -62,18 +60,17 @@ import FoundationNetworking
 ///   the other transports' `URLError` codes, so a fault gives the same ``BaseServerError`` code.
 /// - libcurl resends a body-less request by itself when a reused kept-alive connection is found dead before any
 ///   response byte: the server may see more copies of a `GET` than ``RetryPolicy/maximumAttempts`` allows (up to 8
-///   with 3). CoreNetKit cannot stop it.
-/// - On such a connection a `POST` is resent without its body and would wait out its timeout; this transport
-///   cancels the resend and ends it in ``BaseServerError/Code-swift.struct/connectionLost`` at once.
+///   with 3). On such a connection a `POST` is resent without its body and would wait out its timeout; this
+///   transport cancels the resend and ends it in ``BaseServerError/Code-swift.struct/connectionLost`` at once.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
     private let delegate: SessionDelegate
-    /// The serial queue under the delegate queue, kept here as `OperationQueue.underlyingQueue` does not retain it.
+    /// Kept here as `OperationQueue.underlyingQueue` does not retain it.
     private let delegateDispatchQueue = DispatchQueue(label: "CoreNetKit.URLSessionTransport.delegate")
     private let limiter: HostLimiter?
-    /// The most unread body bytes before the task is suspended (resumed when half were read); chunks already on their
-    /// way can overshoot it by about 1 MiB. On Linux a reader 64 times this behind fails with `responseTooLarge`.
+    /// The most unread body bytes before the task is suspended (resumed when half were read); chunks on their way can
+    /// overshoot it by about 1 MiB. On Linux a reader 64 times this behind fails with `responseTooLarge`.
     public let bodyBufferLimit: Int
 
     /// The default requests per host in the session at once: 4 on Linux (libcurl reopens connections above ~5), `nil`
@@ -119,7 +116,6 @@ public final class URLSessionTransport: Transport {
             bodyBufferLimit: bodyBufferLimit, trust: nil)
     }
 
-    /// Creates a transport whose delegate applies `trust` (see URLSessionTransport+Trust.swift).
     init(
         configuration: URLSessionConfiguration, maximumConnectionsPerHost: Int?, bodyBufferLimit: Int,
         trust: ServerTrustPolicy?
@@ -143,7 +139,7 @@ public final class URLSessionTransport: Transport {
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
-    /// Cookies are the pipeline's, the same on every transport (``NetworkConfiguration/cookieStorage``).
+    /// Cookies are the pipeline's, the same on every transport.
     private static func turnCookiesOff(_ configuration: URLSessionConfiguration) {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
@@ -154,7 +150,7 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// How many requests wait for a connection now (for the tests).
+    /// For the tests.
     var requestsWaitingForAConnection: Int { limiter?.waitingCount ?? 0 }
 
     /// Begins `request`'s exchange at once, or when a host connection slot frees (reported as
@@ -180,15 +176,13 @@ public final class URLSessionTransport: Transport {
         return exchange
     }
 
-    /// Makes and starts `exchange`'s task; `release` runs once, when the task completes (or at once if it can't
-    /// be made or the exchange was cancelled).
+    /// Makes and starts `exchange`'s task; `release` runs once, when the task completes (or can't run).
     private func begin(_ exchange: URLSessionExchange, release: (@Sendable () -> Void)?) {
         let request = exchange.request
         if request.body.isStream {
-            // URLSession cannot pull an asynchronous sequence: it goes through a scratch file.
             Task {
                 do {
-                    let file = try await RequestBodySpool.write(request.body)
+                    let file = try await Self.spool(request.body)
                     let task = session.uploadTask(with: request.urlRequest, fromFile: file)
                     run(task, for: exchange) {
                         try? FileManager.default.removeItem(at: file)
@@ -210,7 +204,9 @@ public final class URLSessionTransport: Transport {
     private func run(
         _ task: URLSessionTask, for exchange: URLSessionExchange, completed: @escaping @Sendable () -> Void
     ) {
-        task.routeBodyRewind(to: delegate)
+        #if canImport(FoundationNetworking)
+        task.delegate = delegate  // FoundationNetworking asks the task's delegate, not the session's, to rewind a body
+        #endif
         exchange.completed = completed
         delegate.register(exchange, for: task.taskIdentifier)
         guard exchange.attach(task) else {
@@ -222,16 +218,39 @@ public final class URLSessionTransport: Transport {
         }
         task.resume()
     }
+
+    /// URLSession reads bodies only from memory or a file: a stream goes to an owner-only scratch file, which the
+    /// caller removes when the request has ended.
+    private static func spool(_ body: RequestBody) async throws -> URL {
+        var quiet = body
+        quiet.observer = nil  // the upload's progress is what the session reports sending
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("corenetkit-body-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw BaseServerError(code: .fileAccess, message: "could not create the scratch file \(url.path)")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            for try await chunk in quiet.chunks() {
+                try Task.checkCancellation()
+                try handle.write(contentsOf: chunk)
+            }
+            return url
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            if error is BaseServerError || error is CancellationError { throw error }
+            throw BaseServerError(code: .fileAccess, message: "could not write \(url.path)", underlyingError: error)
+        }
+    }
 }
 
-/// Serialises cancelling a task with answering its redirect callback.
-///
-/// FoundationNetworking (Swift 6.3.1) aborts the process when a redirect answer arrives after `cancel()`. Under
-/// this lock a cancelled task's redirect is never answered, and an answered redirect is queued before any cancel.
+/// Serialises cancelling a task with answering its redirect: FoundationNetworking (Swift 6.3.1) aborts the process
+/// when a redirect answer arrives after `cancel()`.
 final class CancelGate: Sendable {
     private let cancelled = Locked(false)
 
-    /// Cancels `task`, once.
     func cancel(_ task: URLSessionTask) {
         cancelled.withLock { cancelled in
             guard !cancelled else { return }
@@ -240,7 +259,6 @@ final class CancelGate: Sendable {
         }
     }
 
-    /// Runs `answer` unless the task was cancelled.
     func answerRedirect(_ answer: () -> Void) {
         cancelled.withLock { cancelled in
             if !cancelled { answer() }
@@ -250,10 +268,7 @@ final class CancelGate: Sendable {
 
 /// Lets at most `limit` requests per host into the session; the rest wait in FIFO order.
 final class HostLimiter: Sendable {
-    private struct Waiter {
-        let ticket: UInt64
-        let admit: @Sendable (_ atOnce: Bool) -> Void
-    }
+    private typealias Waiter = (ticket: UInt64, admit: @Sendable (_ atOnce: Bool) -> Void)
     private struct Host {
         var active = 0
         var waiters: [Waiter] = []
@@ -283,7 +298,7 @@ final class HostLimiter: Sendable {
                 return nil
             }
             state.nextTicket += 1
-            state.hosts[host, default: Host()].waiters.append(Waiter(ticket: state.nextTicket, admit: admit))
+            state.hosts[host, default: Host()].waiters.append((state.nextTicket, admit))
             return state.nextTicket
         }
         if ticket == nil { admit(true) }
