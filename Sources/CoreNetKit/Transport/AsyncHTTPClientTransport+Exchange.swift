@@ -43,25 +43,22 @@ extension AsyncHTTPClientTransport {
     }
 }
 
-/// One exchange on AsyncHTTPClient's delegate API (``AsyncHTTPClientTransport/start(_:events:)``).
-///
-/// AsyncHTTPClient calls the delegate on the request's event loop, one call at a time, and reads the next body
-/// part only when the future returned for the last completes: while paused, it waits on ``State/demand``.
+/// One exchange on AsyncHTTPClient's delegate API, called on the request's event loop one call at a time. The
+/// client reads the next body part only when the future returned for the last completes: while paused, `demand`.
 final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelegate {
     typealias Response = Void
 
     private struct State {
         var task: HTTPClient.Task<Void>?
-        /// The request on the wire: the first, or where the last redirect pointed.
+        /// The first request, or where the last redirect pointed.
         var request: TransportRequest
         var redirects = 0
-        /// Where the response in hand redirects to: its body is dropped; the next request goes out once it ended.
+        /// Where the response in hand redirects to; sent once the response ended.
         var next: TransportRequest?
-        /// Inflates a gzip or deflate body; the part in hand that is not yet inflated.
+        /// For a gzip or deflate body, with the part in hand not yet inflated.
         var inflater: InflatedChunks.Inflater?
         var compressed = ByteBuffer()
         var paused = false
-        /// What the client waits on to read the next part while paused.
         var demand: EventLoopPromise<Void>?
         var cancelled = false
     }
@@ -78,7 +75,6 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         self.state = Locked(State(request: request))
     }
 
-    /// Sends `request` (the first, or a redirect's), unless cancelled.
     func execute(_ request: TransportRequest) {
         let clientRequest: HTTPClient.Request
         do {
@@ -102,8 +98,8 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         state.withLock { $0.paused = true }
     }
 
-    /// Lets the client read the next part, on the event loop: the pipeline calls under its lock, which the next
-    /// part's event takes again.
+    /// Lets the client read the next part on the event loop (not here: the pipeline calls under its lock, which
+    /// the next part's event takes again).
     func resume() {
         let demand: EventLoopPromise<Void>? = state.withLock { state in
             state.paused = false
@@ -140,7 +136,6 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
             )
         }
         if var next = redirect {
-            // Its body is dropped; the next request goes out once it ended, with the cookies it set.
             guard redirects < AsyncHTTPClientTransport.maximumRedirects else {
                 return task.eventLoop.makeFailedFuture(URLError(.httpTooManyRedirects))
             }
@@ -185,7 +180,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
 
     // MARK: Carrying out
 
-    /// Completes when the client may read the next part: at once, or when the pipeline asks for more.
+    /// Completes when the client may read the next part.
     private func demand(on loop: any EventLoop) -> EventLoopFuture<Void> {
         state.withLock { state in
             guard state.paused, !state.cancelled else { return loop.makeSucceededVoidFuture() }
@@ -195,8 +190,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// Inflates the part in hand step by step, handing each piece on until it is used up or the exchange pauses;
-    /// completes when the client may read on.
+    /// Hands on inflated pieces of the part in hand until it is used up or the exchange pauses.
     private func inflate(on loop: any EventLoop) -> EventLoopFuture<Void> {
         do {
             while let chunk = try nextInflated() {
@@ -209,7 +203,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// The next inflated piece of the part in hand (or of the end, after `finish`); `nil` when it needs more.
+    /// The next inflated piece of the part in hand (or of the end, with `finish`); `nil` when it needs more.
     private func nextInflated(finish: Bool = false) throws -> Data? {
         try state.withLock { state in
             guard let inflater = state.inflater else { return nil }
@@ -223,7 +217,7 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         }
     }
 
-    /// The task ended: send a redirect's next request, or report the end (with the inflater's last bytes) or failure.
+    /// Sends a redirect's next request, or reports the end (with the inflater's last bytes) or failure.
     private func completed(_ result: Result<Void, any Error>) {
         let (next, url, demand) = state.withLock { state in
             defer {

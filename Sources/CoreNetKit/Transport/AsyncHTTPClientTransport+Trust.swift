@@ -81,8 +81,7 @@ extension AsyncHTTPClientTransport {
         }
     }
 
-    /// A TLS failure refusing the server's certificate, as a `URLError` that maps to
-    /// ``BaseServerError/Code-swift.struct/serverTrust``; `nil` for any other error.
+    /// A TLS failure refusing the server's certificate as a `URLError` that maps to `serverTrust`; else `nil`.
     static func trustFailure(_ error: any Error, url: URL) -> URLError? {
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             return ServerTrustFailure.error(

@@ -39,7 +39,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The most redirects followed for one request.
     public static let maximumRedirects = RedirectPolicy.maximumRedirects
 
-    /// Whether the transport asks for gzip/deflate and inflates bodies itself (its own client, decompression off).
+    /// Its own client with decompression off: the transport asks for gzip/deflate and inflates bodies itself.
     let inflatesBodies: Bool
 
     /// The most unread (inflated) body bytes before the client stops reading the socket, until the pipeline asks.
@@ -78,10 +78,7 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down; bodies are decompressed as its
-    /// configuration says.
-    ///
-    /// `bodyBufferLimit`: the most unread body bytes per request before the client stops reading the socket; 1 MiB by
-    /// default.
+    /// configuration says. `bodyBufferLimit` is as in ``init(configuration:bodyBufferLimit:)``.
     public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
@@ -94,12 +91,12 @@ public final class AsyncHTTPClientTransport: Transport {
         if ownsClient { client.shutdown { _ in } }
     }
 
-    /// Sends `request` and returns at the final head; the body reads the socket only as fast as the pipeline pulls.
+    /// Sends `request` and returns at the final head; the body reads the socket only as fast as it is pulled.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try await send(request, events: nil)
     }
 
-    /// ``send(_:)``, handing each redirect to `events` (its cookies) when the pipeline runs the exchange.
+    /// ``send(_:)``, handing each redirect to `events` for its cookies.
     func send(_ request: TransportRequest, events: TransportEvents?) async throws -> TransportResponse {
         let deadline: NIODeadline =
             request.timeout.isFinite && request.timeout > 0
@@ -109,7 +106,7 @@ public final class AsyncHTTPClientTransport: Transport {
         let inflates = inflatesBodies && request.value(forHTTPHeaderField: "Accept-Encoding") == nil
         if inflates { current.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding") }
         for _ in 0...Self.maximumRedirects {
-            let response = try await execute(current, original: request, deadline: deadline)
+            let response = try await execute(current, deadline: deadline)
             let location = response.headers.first(name: "Location")
             guard
                 var next = RedirectPolicy.request(after: current, status: Int(response.status.code), location: location)
@@ -122,9 +119,7 @@ public final class AsyncHTTPClientTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func execute(_ current: TransportRequest, original: TransportRequest, deadline: NIODeadline) async throws
-        -> HTTPClientResponse
-    {
+    private func execute(_ current: TransportRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: current.url.absoluteString)
         request.method = NIOHTTP1.HTTPMethod(rawValue: current.method.rawValue)
         request.tlsConfiguration = trust(for: current.url)
@@ -137,7 +132,6 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The TLS configuration of `url`'s host, when it has a trust rule.
     func trust(for url: URL) -> TLSConfiguration? {
         guard !trustByHost.isEmpty, let host = url.host?.lowercased() else { return nil }
         return trustByHost[host]
@@ -150,12 +144,11 @@ public final class AsyncHTTPClientTransport: Transport {
         return converted
     }
 
-    /// The bytes of `body` when sent in one write (one chunk's worth, or no upload observer); else `nil`.
+    /// The bytes of `body` when sent in one write: one chunk's worth, or with no upload observer.
     static func wholeBytes(_ body: RequestBody) -> Data? {
         body.data.flatMap { body.observer == nil || $0.count <= RequestBodyChunks.chunkSize ? $0 : nil }
     }
 
-    /// The body to send: whole when it is small bytes nobody watches, else pulled in chunks.
     private static func body(_ body: RequestBody) -> HTTPClientRequest.Body? {
         if body.isEmpty { return nil }
         if let data = wholeBytes(body) {
@@ -165,7 +158,6 @@ public final class AsyncHTTPClientTransport: Transport {
         return .stream(BufferChunks(body: body), length: body.length.map { .known($0) } ?? .unknown)
     }
 
-    /// `response` with its body as CoreNetKit chunks, inflated when `inflates` and it is gzip or deflate.
     private static func response(_ response: HTTPClientResponse, url: URL, inflates: Bool) -> TransportResponse {
         let body =
             inflates && isCompressed(response.headers)
@@ -184,13 +176,12 @@ public final class AsyncHTTPClientTransport: Transport {
         HTTPHeaders(headers.map { (name: $0.name, value: $0.value) })
     }
 
-    /// Whether a body with `headers` is gzip or deflate, which the transport inflates.
     static func isCompressed(_ headers: NIOHTTP1.HTTPHeaders) -> Bool {
         let coding = headers.first(name: "Content-Encoding")?.trimmingHTTPWhitespace.lowercased()
         return coding == "gzip" || coding == "deflate"
     }
 
-    /// `version` as an HTTP Archive writes it: `HTTP/1.1`, `HTTP/2.0`.
+    /// As an HTTP Archive writes it.
     static func version(_ version: HTTPVersion) -> String {
         switch version {
         case .http1_1: "HTTP/1.1"

@@ -18,7 +18,7 @@ enum RedirectPolicy {
     /// The most redirects one request follows, as URLSession does.
     static let maximumRedirects = 20
 
-    /// `redirect` unchanged when it stays on `previous`'s origin; otherwise without the credential headers.
+    /// `redirect` without the credential headers when it leaves `previous`'s origin.
     static func strippingCredentials(_ redirect: URLRequest, from previous: URLRequest?) -> URLRequest {
         guard let to = redirect.url, let from = previous?.url, !isSameOrigin(from, to) else { return redirect }
         var stripped = redirect

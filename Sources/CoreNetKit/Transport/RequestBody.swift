@@ -88,9 +88,8 @@ public struct RequestBody: Sendable {
         return false
     }
 
-    /// The body in chunks of at most 64 KiB, read when pulled; pulled bytes count as sent for upload progress.
-    ///
-    /// Each iteration starts from the beginning (a stream body can be iterated only once).
+    /// The body in chunks of at most 64 KiB, read when pulled; pulled bytes count as sent for upload progress. Each
+    /// iteration starts from the beginning (a stream body can be iterated only once).
     public func chunks() -> RequestBodyChunks {
         RequestBodyChunks(body: self)
     }
@@ -104,10 +103,8 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// Reports `bytes` of the body sent so far by a system API (URLSession's `didSendBodyData`); not for transports
-    /// that pull ``chunks()``.
-    ///
-    /// Any thread.
+    /// Reports `bytes` of the body sent so far by a system API (URLSession's `didSendBodyData`), from any thread; not
+    /// for transports that pull ``chunks()``.
     public func reportSent(_ bytes: Int64) {
         observer?.sent(bytes, of: length ?? -1)
     }
@@ -150,7 +147,7 @@ public struct RequestBodyChunks: AsyncSequence, Sendable {
 
         /// The next chunk, `nil` at the end.
         ///
-        /// Throws a `fileAccess` ``BaseServerError`` when a file body cannot be read, or what a stream body threw.
+        /// - Throws: A `fileAccess` ``BaseServerError`` when a file body cannot be read, or what a stream body threw.
         public mutating func next() async throws -> Data? {
             let chunk: Data?
             switch source {

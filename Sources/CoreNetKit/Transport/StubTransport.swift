@@ -25,7 +25,7 @@ public struct StubTransport: Transport {
     private let latency: Duration
     private let clock: any NetworkClock
     private let respond: @Sendable (TransportRequest) async throws -> TransportResponse
-    /// A canned answer without latency, reported as soon as the exchange starts, with no Task.
+    /// Without latency: reported as soon as the exchange starts, with no Task.
     private let canned: Result<(status: Int, headers: HTTPHeaders, body: Data), any Error>?
 
     /// Creates a stub that answers every request with `respond`, after `latency`.
@@ -90,12 +90,11 @@ public struct StubTransport: Transport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if latency > .zero { try await clock.pause(for: latency) }
         try Task.checkCancellation()
-        // The whole body counts as sent at once.
         request.body.reportSent(request.body.length ?? 0)
         return try await respond(request)
     }
 
-    /// A canned answer's exchange: over before the pipeline can ask anything of it.
+    /// Over before the pipeline can ask anything of it.
     private struct Answered: TransportExchange {
         func pause() {}
         func resume() {}

@@ -18,11 +18,11 @@ import FoundationNetworking
 /// download files, streaming and collecting all happen once in the pipeline, on the path ``start(_:events:)`` opens.
 ///
 /// Implement one of the two requirements (each defaults to the other, so implementing neither does not work):
-/// - **`send(_:)`**, the simple one: return the head with its body to pull (``TransportResponse``). The pipeline
-///   runs it in its own Task, pulls the body as the reader takes it (pausing past ``bodyBufferLimit`` unread bytes)
-///   and cancels the Task on cancellation or deadline.
-/// - **`start(_:events:)`**, the event source: begin the exchange, report to ``TransportEvents`` from any thread,
-///   and return a ``TransportExchange`` the pipeline pauses, resumes or cancels (as ``URLSessionTransport`` does).
+/// - **`send(_:)`**: return the head with its body to pull (``TransportResponse``). The pipeline runs it in its own
+///   Task, pulls the body as the reader takes it (pausing past ``bodyBufferLimit`` unread bytes) and cancels the
+///   Task on cancellation or deadline.
+/// - **`start(_:events:)`**: begin the exchange, report to ``TransportEvents`` from any thread, and return a
+///   ``TransportExchange`` the pipeline pauses, resumes or cancels (as ``URLSessionTransport`` does).
 ///
 /// Implementations follow redirects themselves, never sending `Authorization`, `Proxy-Authorization` or `Cookie`
 /// to another origin; failures are reported as they come and the pipeline maps them to ``BaseServerError`` once.
@@ -115,11 +115,10 @@ public struct TransportEvents: Sendable {
         driver.transportEvent { machine, now in machine.failed(error, now: now) }
     }
 
-    /// Call before sending `next`, the request of a redirect you follow: the `Set-Cookie` fields of the redirecting
-    /// response (`headers`, received from `url`) go into ``NetworkConfiguration/cookieStorage``, and `next` gets the
-    /// `Cookie` header the storage holds for its URL (after the request's own, while the redirects stay on its
-    /// origin), as the first request got it. Without a cookie storage `next` is left as it is. Runs on the calling
-    /// thread, once per redirect.
+    /// Call once per redirect you follow, before sending `next`: the `Set-Cookie` fields of the redirecting response
+    /// (`headers`, from `url`) go into ``NetworkConfiguration/cookieStorage``, and `next` gets the storage's `Cookie`
+    /// header for its URL (after the request's own while the redirects stay on its origin). Without a cookie storage
+    /// `next` is left as it is. Runs on the calling thread.
     public func redirecting(_ next: inout TransportRequest, from url: URL, headers: HTTPHeaders) {
         guard let cookie = driver.redirectCookie(to: next.url, from: url, headers: headers) else { return }
         next.setValue(cookie, forHTTPHeaderField: "Cookie")
@@ -137,14 +136,12 @@ public struct TransportRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body: none, bytes, a file or a stream of chunks.
     public var body: RequestBody
-    /// The deadline in seconds from the first byte sent to the body's last byte read; `.infinity` for none.
-    ///
-    /// The pipeline keeps it; a transport may use it as its own backstop.
+    /// The deadline in seconds from the first byte sent to the body's last byte read; `.infinity` for none. The
+    /// pipeline keeps it; a transport may use it as its own backstop.
     public var timeout: TimeInterval
-    /// Whether the whole body is read before any is used (set by the pipeline unless the body is streamed).
-    ///
-    /// Then the head is handed over with the first body bytes (or the end), sparing a small response a wake-up. `false`
-    /// by default: the head is handed over as soon as it arrives.
+    /// Whether the whole body is read before any is used (set by the pipeline unless the body is streamed): then the
+    /// head is handed over with the first body bytes (or the end), sparing a small response a wake-up. `false` by
+    /// default: the head is handed over as soon as it arrives.
     public var bodyIsCollected = false
     /// Creates a transport request.
     public init(
@@ -170,8 +167,8 @@ public struct TransportRequest: Sendable {
     /// The request as a `URLRequest`, built on each read: repeated fields joined (`Cookie` with `"; "`, others with
     /// `", "`), an in-memory body as `httpBody`; a file or stream body is left out.
     ///
-    /// On Linux `timeoutInterval` is `timeout` rounded up to a whole second, plus one, as URLSession truncates it to
-    /// whole seconds (0.5 s would end at once); the library's deadline keeps the exact `timeout`.
+    /// On Linux `timeoutInterval` is `timeout` rounded up to a whole second, plus one, as URLSession truncates it
+    /// (0.5 s would end at once); the library's deadline keeps the exact `timeout`.
     public var urlRequest: URLRequest {
         var request = URLRequest(
             url: url, cachePolicy: .useProtocolCachePolicy, timeoutInterval: Self.sessionTimeout(timeout))
@@ -183,7 +180,6 @@ public struct TransportRequest: Sendable {
         return request
     }
 
-    /// A `URLRequest`'s `timeoutInterval` for `timeout`: a week for none, on Linux whole seconds past it.
     static func sessionTimeout(_ timeout: TimeInterval) -> TimeInterval {
         guard timeout.isFinite, timeout > 0 else { return 7 * 24 * 3600 }
         #if canImport(FoundationNetworking)

@@ -17,14 +17,14 @@ import Security
 extension URLSessionTransport {
     /// Creates a transport over a new session that applies `serverTrust` to its connections.
     ///
-    /// On Apple platforms the delegate answers each trust challenge of a host with a rule: the chain is evaluated
-    /// with the system's roots plus the rule's authorities, then must contain one of its pins. A refused certificate
-    /// cancels the connection before the request is sent, ending in ``BaseServerError/Code-swift.struct/serverTrust``.
+    /// On Apple platforms each trust challenge of a host with a rule is evaluated with the system's roots plus the
+    /// rule's authorities, then the chain must contain one of its pins. A refused certificate cancels the connection
+    /// before the request is sent, ending in ``BaseServerError/Code-swift.struct/serverTrust``.
     ///
-    /// On Linux, libcurl never asks the delegate about trust, exposes no peer certificate and reads only the system
-    /// CA bundle (`URLSessionCertificateAuthorityInfoFile` is Android-only), so a policy with any rule throws rather
-    /// than silently not pin: use `AsyncHTTPClientTransport`, or add the CA to the system store
-    /// (`update-ca-certificates`). An empty policy is accepted everywhere.
+    /// On Linux libcurl never asks the delegate about trust, exposes no peer certificate and reads only the system
+    /// CA bundle (`URLSessionCertificateAuthorityInfoFile` is Android-only), so a policy with any rule throws: use
+    /// `AsyncHTTPClientTransport`, or add the CA to the system store (`update-ca-certificates`). An empty policy is
+    /// accepted everywhere.
     ///
     /// Other parameters are as in ``init(configuration:maximumConnectionsPerHost:bodyBufferLimit:)``.
     /// - Throws: A ``BaseServerError/Code-swift.struct/serverTrust`` error on Linux when `serverTrust` has a rule.
@@ -52,8 +52,7 @@ extension URLSessionTransport {
 
 #if !canImport(FoundationNetworking)
 extension SessionDelegate {
-    /// Answers a trust challenge for a host with `rule`: system evaluation with the rule's authorities as extra
-    /// anchors, then the pins. Returns the disposition, the credential and, when refused, the reason.
+    /// System evaluation with the rule's authorities as extra anchors, then the pins; when refused, the reason.
     static func evaluate(_ challenge: URLAuthenticationChallenge, rule: ServerTrustPolicy.Rule) -> (
         URLSession.AuthChallengeDisposition, URLCredential?, String?
     ) {
