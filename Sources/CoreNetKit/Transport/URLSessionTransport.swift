@@ -24,7 +24,8 @@ import FoundationNetworking
 /// With `maximumConnectionsPerHost` set (4 on Linux by default), the other requests to a host wait in the
 /// transport, in order, sending nothing. The timeout starts when a request enters the session: it bounds the
 /// exchange, never the (unbounded) wait; cancel to give up. The library's deadline keeps the timeout to the
-/// millisecond; the session's timer is a backstop, on Linux rounded up to a whole second plus one.
+/// millisecond; the session's timer is a backstop, on Linux rounded up to a whole second plus one (see
+/// ``TransportRequest/urlRequest``).
 ///
 /// ## The body, backpressure and the buffer
 ///
@@ -60,8 +61,9 @@ import FoundationNetworking
 ///   the other transports' `URLError` codes, so a fault gives the same ``BaseServerError`` code.
 /// - libcurl resends a body-less request by itself when a reused kept-alive connection is found dead before any
 ///   response byte: the server may see more copies of a `GET` than ``RetryPolicy/maximumAttempts`` allows (up to 8
-///   with 3). On such a connection a `POST` is resent without its body and would wait out its timeout; this
-///   transport cancels the resend and ends it in ``BaseServerError/Code-swift.struct/connectionLost`` at once.
+///   with 3), which CoreNetKit cannot stop. On such a connection a `POST` is resent without its body and would wait
+///   out its timeout; this transport cancels the resend and ends it in
+///   ``BaseServerError/Code-swift.struct/connectionLost`` at once.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
