@@ -23,7 +23,6 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
 {
     /// The request's id in the ``TaskPool``.
     public let requestId: String
-    typealias ResumeDataSource = @Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void
 
     init(requestId: String, queue: DispatchQueue) {
         self.requestId = requestId
@@ -56,11 +55,6 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
         source?(receive)
         cancel()
         if source == nil { receive(nil) }
-    }
-
-    /// Lets ``cancel(producingResumeData:)`` wait for the end of the download's pipeline.
-    func setResumeDataSource(_ source: @escaping ResumeDataSource) {
-        core.resumeDataSource = source
     }
 
     /// A context that has already failed with `error`.
@@ -112,6 +106,6 @@ public final class PassiveRequestContext<Model: Sendable>: PassiveContext {
 
     /// The result, awaited; see ``RequestContext/value``. Cancelling the awaiting Task does not cancel the source.
     public var value: Model {
-        get async throws { try await source.awaitOutcome(cancelOnTaskCancel: false) }
+        get async throws { try await source.awaitOutcomeLeavingContextOnCancel() }
     }
 }

@@ -50,68 +50,47 @@ struct ContextCore: Sendable {
 
     // MARK: Handlers
 
-    func onSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
-        let model: (any Sendable)? = object.withState { state in
-            switch state.outcome {
-            case nil:
-                state.success.append(handler)
+    /// Stores a handler with `add` while the context runs; after the terminal event, returns the outcome instead.
+    @inline(__always)
+    private func whileRunning(_ add: (inout ContextState) -> Void) -> ContextOutcome? {
+        object.withState { state in
+            guard state.isFinished else {
+                add(&state)
                 return nil
-            case .success(let model, _): return model
-            default: return nil
             }
+            return state.outcome
         }
-        if let model { async { handler(model) } }
+    }
+
+    func onSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
+        if case .success(let model, _)? = whileRunning({ $0.terminal.success.append(handler) }) {
+            async { handler(model) }
+        }
     }
 
     func onError(_ handler: @escaping @Sendable (any Error) -> Void) {
-        let error: (any Error)? = object.withState { state in
-            switch state.outcome {
-            case nil:
-                state.failure.append(handler)
-                return nil
-            case .failure(let error): return error
-            default: return nil
-            }
+        if case .failure(let error)? = whileRunning({ $0.terminal.failure.append(handler) }) {
+            async { handler(error) }
         }
-        if let error { async { handler(error) } }
     }
 
     /// `handler` gets `.success` or `.failure`, never `.cancelled`.
     func onCompleted(_ handler: @escaping @Sendable (ContextOutcome) -> Void) {
-        let outcome: ContextOutcome? = object.withState { state in
-            switch state.outcome {
-            case nil:
-                state.completed.append(handler)
-                return nil
-            case .cancelled: return nil
-            case let outcome: return outcome
-            }
-        }
-        if let outcome { async { handler(outcome) } }
+        guard let outcome = whileRunning({ $0.terminal.completed.append(handler) }) else { return }
+        if case .cancelled = outcome { return }
+        async { handler(outcome) }
     }
 
     func onCacheSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
         let cached: (any Sendable)? = object.withState { state in
-            if !state.isFinished, state.cached == nil {
-                state.cache.append(handler)
-                return nil
-            }
+            if !state.isFinished, state.cached == nil { state.cache.append(handler) }
             return state.cached
         }
         if let cached { async { handler(cached) } }
     }
 
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let cancelled: Bool = object.withState { state in
-            switch state.outcome {
-            case nil:
-                state.cancel.append(handler)
-                return false
-            case .cancelled: return true
-            default: return false
-            }
-        }
-        if cancelled { async { handler() } }
+        if case .cancelled? = whileRunning({ $0.terminal.cancel.append(handler) }) { async { handler() } }
     }
 
     // MARK: Producer
@@ -173,46 +152,29 @@ struct ContextCore: Sendable {
 
     /// Sets what cancelling stops; if the context is already cancelled, runs it at once.
     func setCancelAction(_ action: CancelAction) {
-        let runNow: Bool = object.withState { state in
-            switch state.outcome {
-            case nil:
-                state.cancelAction = action
-                return false
-            case .cancelled: return true
-            default: return false
-            }
-        }
-        if runNow { action.perform(for: self) }
+        if case .cancelled? = whileRunning({ $0.terminal.cancelAction = action }) { action.perform(for: self) }
     }
 
     /// Calls `observer` inline with the terminal outcome, at once if it already happened.
     func observe(_ observer: @escaping @Sendable (ContextOutcome) -> Void) {
-        let outcome: ContextOutcome? = object.withState { state in
-            if !state.isFinished { state.observers.append(observer) }
-            return state.outcome
-        }
-        if let outcome { observer(outcome) }
+        if let outcome = whileRunning({ $0.terminal.observers.append(observer) }) { observer(outcome) }
     }
 
     /// Resumes `waiter` with the terminal outcome (cancellation throws ``BaseServerError`` `cancelled`), at once if
     /// it already happened. Kept without a closure or list around it, unlike an observer.
     func await(_ waiter: CheckedContinuation<any Sendable, any Error>) {
-        let outcome: ContextOutcome? = object.withState { state in
-            guard let outcome = state.outcome else {
-                if state.waiter == nil {
-                    state.waiter = waiter
-                } else {
-                    state.moreWaiters.append(waiter)
-                }
-                return nil
+        let outcome = whileRunning { state in
+            if state.terminal.waiter == nil {
+                state.terminal.waiter = waiter
+            } else {
+                state.terminal.moreWaiters.append(waiter)
             }
-            return outcome
         }
         if let outcome { waiter.resume(with: outcome.result) }
     }
 
     /// Whether an internal observer or an awaiting Task waits for the outcome (for chaining tests).
-    var isObserved: Bool { object.withState { !$0.observers.isEmpty || $0.waiter != nil } }
+    var isObserved: Bool { object.withState { !$0.terminal.observers.isEmpty || $0.terminal.waiter != nil } }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {

@@ -6,10 +6,9 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a context (or its pipeline) ended, with the model's type erased.
-///
-/// Not generic on purpose: everything between pipeline and handlers uses it, so no model-generic metadata is looked
-/// up at run time; ``RequestContext`` casts the model back once, where a handler receives it.
+/// How a context (or its pipeline) ended, with the model's type erased. Not generic on purpose: everything between
+/// pipeline and handlers uses it, so no model-generic metadata is looked up at run time; ``RequestContext`` casts the
+/// model back once, where a handler receives it.
 enum ContextOutcome: Sendable {
     /// The model, and whether it came from the cache; decided once, by whoever finishes the context.
     case success(any Sendable, fromCache: Bool)
@@ -33,19 +32,11 @@ struct ContextState {
     /// Whether ``outcome`` is set, kept apart: even testing the optional for `nil` copies its existential payload.
     private(set) var isFinished = false
     var cached: (any Sendable)?
-    var success: [@Sendable (any Sendable) -> Void] = []
-    var failure: [@Sendable (any Error) -> Void] = []
-    var completed: [@Sendable (ContextOutcome) -> Void] = []
+    /// Handlers and waiters of the terminal event, moved out at once when it comes.
+    var terminal = TerminalRecipients()
     var cache: [@Sendable (any Sendable) -> Void] = []
-    var cancel: [@Sendable () -> Void] = []
-    /// Internal observers run inline on the emitting thread (bridges, chaining).
+    /// Internal observers run inline on the emitting thread (bridges, chaining), as are `terminal.observers`.
     var cacheObservers: [@Sendable (any Sendable) -> Void] = []
-    var observers: [@Sendable (ContextOutcome) -> Void] = []
-    /// Tasks awaiting ``RequestContext/value``: the first in its own slot (no list allocated), the rest after it.
-    var waiter: CheckedContinuation<any Sendable, any Error>?
-    var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
-    /// Stops the work behind the context; dropped at the terminal event.
-    var cancelAction: CancelAction?
     /// Progress handlers and the last value delivered to them (RequestContext+Progress).
     var uploadProgress: [@Sendable (TransferProgress) -> Void] = []
     var downloadProgress: [@Sendable (TransferProgress) -> Void] = []
@@ -63,18 +54,11 @@ struct ContextState {
         isFinished = true
     }
 
-    /// Moves out everything the terminal event goes to and empties the other handler lists, so nothing is retained.
+    /// Moves out what the terminal event goes to and empties the other handler lists, so nothing is retained.
     /// Moved, not copied: copying the whole state cost more than delivering the event.
     mutating func takeRecipients() -> TerminalRecipients {
         var taken = TerminalRecipients()
-        swap(&taken.waiter, &waiter)
-        swap(&taken.moreWaiters, &moreWaiters)
-        swap(&taken.observers, &observers)
-        swap(&taken.success, &success)
-        swap(&taken.failure, &failure)
-        swap(&taken.completed, &completed)
-        swap(&taken.cancel, &cancel)
-        swap(&taken.cancelAction, &cancelAction)
+        swap(&taken, &terminal)
         cache = []
         cacheObservers = []
         uploadProgress = []
@@ -86,6 +70,7 @@ struct ContextState {
 
 /// What a context's terminal event goes to, taken out under the lock and called outside it.
 struct TerminalRecipients {
+    /// Tasks awaiting ``RequestContext/value``: the first in its own slot (no list allocated), the rest after it.
     var waiter: CheckedContinuation<any Sendable, any Error>?
     var moreWaiters: [CheckedContinuation<any Sendable, any Error>] = []
     var observers: [@Sendable (ContextOutcome) -> Void] = []
@@ -93,6 +78,7 @@ struct TerminalRecipients {
     var failure: [@Sendable (any Error) -> Void] = []
     var completed: [@Sendable (ContextOutcome) -> Void] = []
     var cancel: [@Sendable () -> Void] = []
+    /// Stops the work behind the context; dropped at the terminal event.
     var cancelAction: CancelAction?
 }
 
@@ -108,5 +94,27 @@ enum CancelAction: Sendable {
         case .run(let action): action()
         case .leave(let broadcast): broadcast.detach(context.id)
         }
+    }
+}
+
+/// Blocks waiting to run in order, and whether a drain that runs them is scheduled (``ContextCore/async(_:)``); kept
+/// under the owner's lock.
+struct PendingBlocks {
+    private var blocks: [@Sendable () -> Void] = []
+    private var drainScheduled = false
+
+    /// Adds `block`; `true` when the caller must schedule a drain (outside the lock).
+    mutating func append(_ block: @escaping @Sendable () -> Void) -> Bool {
+        blocks.append(block)
+        guard !drainScheduled else { return false }
+        drainScheduled = true
+        return true
+    }
+
+    /// The blocks to run next, in order; when none are left, the drain ends (the next block schedules another).
+    mutating func take() -> [@Sendable () -> Void] {
+        defer { blocks = [] }
+        if blocks.isEmpty { drainScheduled = false }
+        return blocks
     }
 }

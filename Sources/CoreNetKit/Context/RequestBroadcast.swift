@@ -77,10 +77,8 @@ struct RequestBroadcast: IdentifiedPoolMember {
         return joined.ok
     }
 
-    /// Records the Task doing the work; cancels it at once if every context already left.
-    ///
-    /// Typed as throwing though it never throws: `Task.init` wraps a non-throwing operation in a throwing one (a
-    /// reabstraction thunk and one more allocation per request).
+    /// Records the Task doing the work; cancels it at once if every context already left. Typed as throwing though it
+    /// never throws: `Task.init` wraps a non-throwing operation in a throwing one (a thunk and an allocation more).
     func start(_ task: Task<Void, any Error>) {
         let cancelNow: Bool = object.withState { state in
             state.task = task
@@ -192,10 +190,7 @@ struct JoinedContexts: Sequence {
     var isEmpty: Bool { first == nil && rest.isEmpty }
 
     /// Whether any of them watches progress (``ContextCore/watchesProgress``, under its lock).
-    var watchProgress: Bool {
-        if first?.watchesProgress == true { return true }
-        return rest.contains { $0.watchesProgress }
-    }
+    var watchProgress: Bool { first?.watchesProgress == true || rest.contains { $0.watchesProgress } }
 
     mutating func append(_ context: ContextCore) {
         if isEmpty {

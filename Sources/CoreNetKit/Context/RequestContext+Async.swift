@@ -16,7 +16,7 @@ extension RequestContext {
     /// - Throws: The context's error, or ``BaseServerError`` with code
     ///   ``BaseServerError/Code-swift.struct/cancelled`` when it is cancelled.
     public var value: Model {
-        get async throws { try await awaitOutcome(cancelOnTaskCancel: true) }
+        get async throws { try await awaitOutcome() }
     }
 
     /// The terminal result as a `Result`, awaited; never throws (cancellation gives `.failure` with a
@@ -27,9 +27,8 @@ extension RequestContext {
         }
     }
 
-    func awaitOutcome(cancelOnTaskCancel: Bool) async throws -> Model {
+    private func awaitOutcome() async throws -> Model {
         let core = core
-        guard cancelOnTaskCancel else { return try await awaitOutcomeLeavingContextOnCancel() }
         // The core resumes the continuation itself at the terminal event, which cancelling this Task brings about.
         let model = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
@@ -42,7 +41,7 @@ extension RequestContext {
     }
 
     /// Awaits the outcome; cancelling this Task ends the wait with `cancelled` but leaves the context running.
-    private func awaitOutcomeLeavingContextOnCancel() async throws -> Model {
+    func awaitOutcomeLeavingContextOnCancel() async throws -> Model {
         // Held erased, as in the core: a `Model` waiter would look up model-generic metadata on every await.
         let waiter = OneShot<any Sendable>()
         let core = core

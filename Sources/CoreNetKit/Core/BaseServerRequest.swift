@@ -69,14 +69,12 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             decoder: serverResponse.decoder ?? configuration.decoder)
     }
 
-    /// Runs the mapping once, on the request's Task: ``handle(serverResponse:)`` called directly. The deprecated
-    /// ``CallbackServerRequest`` overrides it to go through its callback form.
+    /// The mapping, awaited: the deprecated ``CallbackServerRequest`` overrides it to go through its callback form.
     func mapResponse(_ response: ServerResponse, decoder: JSONDecoder) async throws -> Model {
         try map(response, decoder: decoder)
     }
 
-    /// Whether the mapping has to be awaited (``mapResponse(_:decoder:)``): only the deprecated callback form's is; the
-    /// pipeline calls ``map(_:decoder:)`` for every other request.
+    /// Whether the pipeline awaits ``mapResponse(_:decoder:)`` (only the callback form) instead of ``map(_:decoder:)``.
     var mapsAsynchronously: Bool { false }
 
     /// The mapping without an async call: ``handle(serverResponse:)`` with `response` reading through `decoder` (a
@@ -150,7 +148,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         let id = broadcast.id
         context.core.setCancelAction(.leave(broadcast))
         if serverRequest.downloadDestination != nil || serverRequest.hasResumeData {
-            context.setResumeDataSource { waiter in broadcast.whenEnded(waiter) }
+            context.core.resumeDataSource = { waiter in broadcast.whenEnded(waiter) }
         }
         if isNew {
             broadcast.start(

@@ -40,7 +40,8 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     /// The queue every handler runs on; fixed at `init`.
     public let queue: DispatchQueue
-    private let delivery: SerialDelivery
+    /// Runs `drain` in order, also on a concurrent queue.
+    private let delivery: ContextCore
     private let load: PageLoader
     let state: Locked<IteratorState<Position, Page>>
 
@@ -59,8 +60,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     ) {
         let queue = queue ?? NetworkConfiguration.default.callbackQueue
         self.queue = queue
-        // Keeps pages in order also on a concurrent queue.
-        self.delivery = SerialDelivery(queue: queue)
+        self.delivery = ContextCore(queue: queue)
         self.load = load
         self.state = Locked(IteratorState(snapshot ?? PaginationSnapshot(start: start, next: start, hasMore: true)))
     }
@@ -127,7 +127,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     /// Continues from the start position with the next ``moveNext()``; see ``reset(to:)``.
     public func reset() {
-        stop(state.withLock { $0.reset(to: $0.start) })
+        reset(to: state.withLock { $0.start })
     }
 
     /// Cancels the page in flight, if any: no event is delivered for it and the next ``moveNext()`` requests it again.
