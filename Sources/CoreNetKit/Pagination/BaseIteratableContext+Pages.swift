@@ -56,13 +56,10 @@ extension BaseIteratableContext {
                 waiter.set(continuation)
                 let step: Step = state.withLock { state in
                     if Task.isCancelled { return .cancelled }
-                    if state.inFlight == nil {
-                        guard let begun = state.begin() else { return .end }
-                        state.waiters.append(waiter)
-                        return .start(begun.token, begun.position)
-                    }
+                    let begun = state.begin()  // `nil` while a page loads, or after the last
+                    if begun == nil, state.inFlight == nil { return .end }
                     state.waiters.append(waiter)
-                    return .joined
+                    return begun.map { .start($0.token, $0.position) } ?? .joined
                 }
                 switch step {
                 case .end: waiter.resume(.success(nil))

@@ -72,13 +72,6 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
         super.reset(to: position)
     }
 
-    /// Continues from the start cursor and starts a new run; see ``reset(to:)``.
-    public override func reset() {
-        let start = state.withLock { $0.start }
-        history.withLock { $0.restart(at: start) }
-        super.reset()
-    }
-
     static func loaded<Response: CursorPageResponse>(
         _ response: Response, cursor: String?
     ) -> LoadedPage<CursorPage<Element>, String?> where Response.Element == Element {

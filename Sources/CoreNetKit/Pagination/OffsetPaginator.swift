@@ -65,14 +65,8 @@ public final class OffsetPaginator<Element: Sendable>: BaseIteratableContext<Int
     ) -> LoadedPage<OffsetPage<Element>, Int> where Response.Element == Element {
         let items = response.items
         let next = offset + items.count
-        let hasMore: Bool =
-            if items.isEmpty {
-                false  // an empty page ends it, whatever the total says
-            } else if let total = response.total {
-                next < total
-            } else {
-                items.count >= limit
-            }
+        // An empty page ends it, whatever the total says.
+        let hasMore = !items.isEmpty && (response.total.map { next < $0 } ?? (items.count >= limit))
         let page = OffsetPage(items: items, offset: offset, total: response.total, isLast: !hasMore)
         return LoadedPage(page, next: next, hasMore: hasMore)
     }
