@@ -21,13 +21,6 @@ import FoundationNetworking
 /// clock), a cookie without `Path` gets its URL's default path (§5.1.4), and a `Domain` that does not domain-match the
 /// host is rejected (§5.3 step 6). Ports are not isolated (§8.5).
 enum CookieJar {
-    /// Adds to `request` a `Cookie` header with the stored cookies that match its URL at `now`,
-    /// longer paths first, after the request's own `Cookie` header if it has one.
-    static func attach(to request: inout TransportRequest, from storage: HTTPCookieStorage, now: Date) {
-        let own = request.value(forHTTPHeaderField: "Cookie")
-        request.setValue(header(for: request.url, own: own, from: storage, now: now), forHTTPHeaderField: "Cookie")
-    }
-
     /// The `Cookie` header for `url`: `own` (a request's own header), then the stored cookies that match `url` at
     /// `now`, longer paths first; `nil` when both are missing.
     static func header(for url: URL, own: String?, from storage: HTTPCookieStorage, now: Date) -> String? {
@@ -38,8 +31,7 @@ enum CookieJar {
         return own.map { $0 + "; " + pairs } ?? pairs
     }
 
-    /// Stores the cookies of every `Set-Cookie` field in `headers`, received from `url`; a cookie
-    /// that has expired at `now` removes the stored one of the same name, domain and path.
+    /// Stores the cookies of every `Set-Cookie` field in `headers` from `url`; an expired one removes its stored match.
     static func store(_ headers: HTTPHeaders, from url: URL, in storage: HTTPCookieStorage, now: Date) {
         guard storage.cookieAcceptPolicy != .never, let host = url.host?.lowercased() else { return }
         for field in headers.values(for: "Set-Cookie").flatMap(cookieFields) {
@@ -82,8 +74,7 @@ enum CookieJar {
         return fields.map { String($0.trimmingHTTPWhitespace) }.filter { !$0.isEmpty }
     }
 
-    /// Whether `cookie` is sent to `url` at `now` (RFC 6265 §5.4): its domain matches the host,
-    /// its path matches the URL's path, it is not `Secure` on plain HTTP, and it has not expired.
+    /// Whether `cookie` is sent to `url` at `now` (RFC 6265 §5.4).
     static func matches(_ cookie: HTTPCookie, url: URL, now: Date) -> Bool {
         guard let host = url.host?.lowercased(), domainMatches(host: host, cookieDomain: cookie.domain) else {
             return false
@@ -93,16 +84,15 @@ enum CookieJar {
         return pathMatches(requestPath: url.path.isEmpty ? "/" : url.path, cookiePath: cookie.path)
     }
 
-    /// A host-only cookie (a domain without a leading dot) matches its host alone; a domain
-    /// cookie (`.example.com`) matches the domain and its subdomains, never an IP address.
+    /// A host-only cookie (no leading dot) matches its host alone; `.example.com` the domain and its subdomains, never
+    /// an IP address.
     static func domainMatches(host: String, cookieDomain: String) -> Bool {
         let domain = cookieDomain.lowercased()
         guard domain.hasPrefix(".") else { return host == domain }
         return host == domain.dropFirst() || host.hasSuffix(domain) && !isIPAddress(host)
     }
 
-    /// RFC 6265 §5.1.4: equal paths, or the cookie's path is a prefix of the request's ending in `/` or followed by
-    /// `/`.
+    /// RFC 6265 §5.1.4: equal, or the cookie's path is a prefix of the request's that ends in `/` or is followed by `/`.
     static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
         guard requestPath.hasPrefix(cookiePath) else { return false }
@@ -116,8 +106,7 @@ enum CookieJar {
         return String(path[..<last])
     }
 
-    /// `cookie` with its expiry from `Max-Age` (at `now`) and its default path when the field
-    /// names none; `nil` when it cannot be rebuilt.
+    /// `cookie` with its expiry from `Max-Age` (at `now`) and its default path if unnamed; `nil` if it can't be rebuilt.
     private static func corrected(_ cookie: HTTPCookie, field: String, url: URL, now: Date) -> HTTPCookie? {
         let namesPath = field.split(separator: ";").dropFirst().contains {
             $0.split(separator: "=", maxSplits: 1).first?.trimmingHTTPWhitespace.lowercased() == "path"

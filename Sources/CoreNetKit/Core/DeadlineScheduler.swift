@@ -27,8 +27,7 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
         let due: Duration
         let id: UInt64
     }
-    /// Where a target waits: ids name a slot and the slot's generation, so a slot can be reused
-    /// at once (a stale id finds another generation) and no id is hashed.
+    /// Where a target waits: ids name a slot and its generation, so a slot is reused at once and no id is hashed.
     private struct Slot {
         var generation: UInt32 = 0
         var target: Target?

@@ -20,11 +20,6 @@ import Foundation
 @available(*, deprecated, message: "subclass BaseServerRequest and override handle(serverResponse:) throws -> Model")
 open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @unchecked Sendable {
     // safe: like BaseServerRequest, it adds no state; subclasses hold only `let` Sendable state
-    /// Creates a request that uses `configuration`, or ``NetworkConfiguration/default`` when `nil`.
-    public override init(configuration: NetworkConfiguration? = nil) {
-        super.init(configuration: configuration)
-    }
-
     /// Maps a validated response to the model and reports it through `completion`.
     ///
     /// Called once per response, on the request's Task, after the validators accepted `serverResponse`. Call

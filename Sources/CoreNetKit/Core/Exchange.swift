@@ -18,11 +18,9 @@ final class Exchange: Sendable {
     let configuration: NetworkConfiguration
     let interceptors: [any Interceptor]
     let requestId: String
-    /// `nil` when the request has no file to stream or download: then it needs no transfer
-    /// bookkeeping unless somebody watches its progress (``progressWatch``).
+    /// `nil` when the request has no file to stream or download, and then made only for a ``progressWatch``.
     let transfer: RequestTransfer?
-    /// Where a request without a ``transfer`` finds one once a context watches its progress;
-    /// `nil` when nobody can (``BaseServerRequest/performAsync()``).
+    /// Where a request without a ``transfer`` finds one once a context watches its progress; `nil` when nobody can.
     let progressWatch: ProgressWatch?
     /// The configuration's monitors for this request; `nil` when it has none.
     let monitoring: RequestMonitoring?
@@ -40,10 +38,8 @@ final class Exchange: Sendable {
     }
 
     /// The end of every chain: encodes `request`, sends it through the transport, maps the transport's failure once and
-    /// logs both ways.
-    ///
-    /// Logging and monitoring are in synchronous functions so their values stay on the thread's stack: an async frame
-    /// holds the values of all code inlined into it, and a frame over the Task's 1 KB slab is a `malloc` per Task.
+    /// logs both ways. Logging and monitoring are in synchronous functions: an async frame holds the values of all code
+    /// inlined into it, and a frame over the Task's 1 KB slab is a `malloc` per Task.
     func send(_ request: ServerRequest) async throws -> ServerResponse {
         if Task.isCancelled { throw BaseServerError.cancelled }
         // `cacheOnly` never reaches the network; no stage answered it (no cache adapter, or its stage was removed).
@@ -58,9 +54,12 @@ final class Exchange: Sendable {
         var transportRequest = transfer == nil ? try encodeInMemory(request) : try await encode(request)
         var cookies: ExchangeDriver.Cookies?
         if let storage = configuration.cookieStorage {
-            cookies = ExchangeDriver.Cookies(
-                storage: storage, own: transportRequest.value(forHTTPHeaderField: "Cookie"))
-            CookieJar.attach(to: &transportRequest, from: storage, now: configuration.clock.currentDate)
+            let own = transportRequest.value(forHTTPHeaderField: "Cookie")
+            cookies = ExchangeDriver.Cookies(storage: storage, own: own)
+            let now = configuration.clock.currentDate
+            transportRequest.setValue(
+                CookieJar.header(for: transportRequest.url, own: own, from: storage, now: now),
+                forHTTPHeaderField: "Cookie")
         }
         // Nobody sees the head before the body unless the body is streamed to service code.
         transportRequest.bodyIsCollected = request.responseBodyStream == nil

@@ -84,14 +84,12 @@ public final class TaskPool: Sendable {
 
     /// Cancels every context of the request `id`; does nothing if none is in flight.
     public func cancel(id: String) {
-        let member = state.withLock { $0.slot(id)?.broadcast }
-        member?.cancelAll()
+        state.withLock { $0.slot(id)?.broadcast }?.cancelAll()
     }
 
     /// Cancels every request in flight.
     public func cancelAll() {
-        let members = state.withLock { $0.all.map(\.broadcast) }
-        for member in members { member.cancelAll() }
+        for member in state.withLock({ $0.all.map(\.broadcast) }) { member.cancelAll() }
     }
 
     // MARK: Internal
