@@ -57,7 +57,6 @@ public final class ActiveRequestContext<Model: Sendable>: RequestContext<Model>,
         if source == nil { receive(nil) }
     }
 
-    /// A context that has already failed with `error`.
     static func failed(_ error: any Error, requestId: String, queue: DispatchQueue) -> ActiveRequestContext<Model> {
         let context = ActiveRequestContext(requestId: requestId, queue: queue)
         context.emit(error: error)

@@ -22,7 +22,6 @@ struct ContextCore: Sendable {
     /// Identity shared by copies of one core.
     var id: ObjectIdentifier { object.id }
 
-    /// The callback queue every handler runs on.
     var queue: DispatchQueue { object.withConstants { $0.pointee } }
 
     // MARK: Ordered delivery

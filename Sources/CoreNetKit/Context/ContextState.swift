@@ -97,8 +97,7 @@ enum CancelAction: Sendable {
     }
 }
 
-/// Blocks waiting to run in order, and whether a drain that runs them is scheduled (``ContextCore/async(_:)``); kept
-/// under the owner's lock.
+/// Blocks waiting to run in order and whether a drain is scheduled (``ContextCore/async(_:)``), under the owner's lock.
 struct PendingBlocks {
     private var blocks: [@Sendable () -> Void] = []
     private var drainScheduled = false

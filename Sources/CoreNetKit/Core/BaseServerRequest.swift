@@ -8,8 +8,7 @@
 
 import Foundation
 
-/// A request contract: subclass it once per endpoint to say how the request is built and how its response is read; call
-/// ``perform()`` to run it.
+/// A request contract: subclass it per endpoint to say how it is built and its response read; ``perform()`` runs it.
 ///
 /// ```swift
 /// final class GetOrderListRequest: BaseServerRequest<[Order]>, @unchecked Sendable {
@@ -42,8 +41,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
 
     /// Describes the request to send; override it.
     ///
-    /// The base implementation throws ``BaseServerError`` `invalidRequest`; a thrown error ends the request before
-    /// anything is sent.
+    /// The base implementation throws ``BaseServerError`` `invalidRequest`; a thrown error ends the request unsent.
     open func createAsyncServerRequest() throws -> ServerRequest {
         throw BaseServerError.invalidRequest("\(type(of: self)) does not override createAsyncServerRequest()")
     }
@@ -88,9 +86,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
 
     /// Starts the request and returns its context at once.
     ///
-    /// The context delivers exactly one terminal event on the configuration's callback queue; it and this request stay
-    /// alive until then, so the caller need not keep them. A request with the same ``ServerRequest/requestId`` as one
-    /// in flight joins it.
+    /// The context delivers exactly one terminal event on the configuration's callback queue and keeps itself and this
+    /// request alive until then. A request with the ``ServerRequest/requestId`` of one in flight joins it.
     public func perform() -> ActiveRequestContext<Model> {
         let configuration = configuration
         do {

@@ -84,15 +84,14 @@ enum CookieJar {
         return pathMatches(requestPath: url.path.isEmpty ? "/" : url.path, cookiePath: cookie.path)
     }
 
-    /// A host-only cookie (no leading dot) matches its host alone; `.example.com` the domain and its subdomains, never
-    /// an IP address.
+    /// A host-only cookie (no leading dot) matches its host alone; `.example.com` also subdomains, never an IP address.
     static func domainMatches(host: String, cookieDomain: String) -> Bool {
         let domain = cookieDomain.lowercased()
         guard domain.hasPrefix(".") else { return host == domain }
         return host == domain.dropFirst() || host.hasSuffix(domain) && !isIPAddress(host)
     }
 
-    /// RFC 6265 §5.1.4: equal, or the cookie's path is a prefix of the request's that ends in `/` or is followed by `/`.
+    /// RFC 6265 §5.1.4: equal, or the cookie's path is a prefix of the request's ending in `/` or followed by `/`.
     static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
         guard requestPath.hasPrefix(cookiePath) else { return false }
@@ -106,7 +105,7 @@ enum CookieJar {
         return String(path[..<last])
     }
 
-    /// `cookie` with its expiry from `Max-Age` (at `now`) and its default path if unnamed; `nil` if it can't be rebuilt.
+    /// `cookie` with its expiry from `Max-Age` (at `now`) and its default path if unnamed; `nil` if it can't be remade.
     private static func corrected(_ cookie: HTTPCookie, field: String, url: URL, now: Date) -> HTTPCookie? {
         let namesPath = field.split(separator: ";").dropFirst().contains {
             $0.split(separator: "=", maxSplits: 1).first?.trimmingHTTPWhitespace.lowercased() == "path"

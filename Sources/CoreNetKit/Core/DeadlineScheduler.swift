@@ -102,7 +102,6 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
         }
     }
 
-    /// Schedules `target` `delay` from now; see ``schedule(at:_:)``.
     func schedule(after delay: Duration, _ target: Target) -> UInt64 {
         schedule(at: SystemClock.sinceEpoch + max(delay, .zero), target)
     }

@@ -7,8 +7,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// One stage of the path every request travels: it sees the request on the way in and the response (or the error) on
-/// the way out.
+/// One stage of the path every request travels: it sees the request going in, and the response or error coming back.
 ///
 /// The stages are an ordered list, NetworkConfiguration/interceptors. Each receives the request and the rest of the
 /// chain, and calls InterceptorChain/proceed(_:) to go on: once, several times (a retry, a replay after a token
@@ -45,8 +44,7 @@ public protocol Interceptor: Sendable {
     func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse
 }
 
-/// The rest of the chain after one ``Interceptor``: ``proceed(_:)`` runs the next stage, and after the last one the
-/// transport.
+/// The rest of the chain after one ``Interceptor``: ``proceed(_:)`` runs the next stage, and in the end the transport.
 ///
 /// It is all a stage may use, built-in or yours: the request's id and configuration, its clock, whether it was
 /// cancelled and the monitors' event sink. The request's attempt is in the request (``ServerRequest/attempt``).
@@ -77,8 +75,7 @@ public struct InterceptorChain: Sendable {
 
     /// Runs the rest of the chain for `request` and returns its response.
     ///
-    /// May be called more than once (each call runs every later stage again); a call after the request was cancelled
-    /// throws `cancelled`.
+    /// May be called again, running every later stage anew; a call after the request was cancelled throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     @inline(__always)

@@ -49,8 +49,7 @@ public struct NetworkConfiguration: Sendable {
     }
     /// Decide success, in order; by default ``StatusCodeValidator`` (2xx).
     ///
-    /// A setting of the ``ResponseValidationInterceptor``, with ``errorMappers``: the stage is in ``interceptors``
-    /// while either is set.
+    /// Set with ``errorMappers`` on the ``ResponseValidationInterceptor``, in ``interceptors`` while either is set.
     public var validators: [any ResponseValidator] {
         get { stage(ResponseValidationInterceptor.self)?.validators ?? [] }
         set { setStage(ResponseValidationInterceptor(validators: newValue, errorMappers: errorMappers)) }
@@ -149,8 +148,7 @@ public struct NetworkConfiguration: Sendable {
         get { stage(RetryInterceptor.self)?.policy }
         set { setStage(RetryInterceptor(policy: newValue)) }
     }
-    /// The stages every request goes through before the transport, from the outside in: the built-in stages made from
-    /// the settings, then yours.
+    /// The stages every request goes through before the transport, from the outside in: the built-in ones, then yours.
     ///
     /// The list is exactly what runs.
     ///

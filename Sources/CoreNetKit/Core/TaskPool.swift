@@ -148,12 +148,10 @@ public final class TaskPool: Sendable {
 
     /// The number of an id ``generatedId(_:)`` made, or `nil`.
     static func generatedNumber(_ id: String) -> Int? {
-        guard id.hasPrefix("request-") else { return nil }
-        let digits = id.utf8.dropFirst(8)
-        guard !digits.isEmpty, digits.first != UInt8(ascii: "0") || digits.count == 1,
-            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        // Only the canonical spelling: no sign, no leading zero.
+        guard id.hasPrefix("request-"), let number = Int(id.dropFirst(8)), number >= 0, generatedId(number) == id
         else { return nil }
-        return Int(Substring(digits))
+        return number
     }
 
     /// Joins the broadcast in flight under `id` if it accepts `join`, else registers the one `make` creates. Returns it
@@ -186,8 +184,7 @@ public final class TaskPool: Sendable {
     }
 }
 
-/// A request in flight as the pool sees it: a context's broadcast (removed by its identity) or a request run inline
-/// (removed by its number).
+/// A request in flight as the pool sees it: a context's broadcast (removed by identity) or an inline run (by number).
 protocol PoolMember: Sendable {
     func cancelAll()
 }

@@ -39,7 +39,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     public typealias PageLoader = @Sendable (Position) -> RequestContext<LoadedPage<Page, Position>>
 
     /// The queue every handler runs on; fixed at `init`.
-    public let queue: DispatchQueue
+    public var queue: DispatchQueue { delivery.queue }
     /// Runs `drain` in order, also on a concurrent queue.
     private let delivery: ContextCore
     private let load: PageLoader
@@ -58,9 +58,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
         start: Position, restoring snapshot: PaginationSnapshot<Position>? = nil,
         queue: DispatchQueue? = nil, load: @escaping PageLoader
     ) {
-        let queue = queue ?? NetworkConfiguration.default.callbackQueue
-        self.queue = queue
-        self.delivery = ContextCore(queue: queue)
+        self.delivery = ContextCore(queue: queue ?? NetworkConfiguration.default.callbackQueue)
         self.load = load
         self.state = Locked(IteratorState(snapshot ?? PaginationSnapshot(start: start, next: start, hasMore: true)))
     }
@@ -75,8 +73,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
     /// `true` while a page loads and after a page failed.
     public var canMoveNext: Bool { state.withLock { $0.hasMore } }
 
-    /// Whether a page is loading: from a ``moveNext()`` that requests one until its event is decided or it is
-    /// cancelled.
+    /// Whether a page is loading: from the ``moveNext()`` asking for it until its event is decided or it's cancelled.
     public var isLoading: Bool { state.withLock { $0.inFlight != nil } }
 
     /// Where the next page starts and whether there is one; a page still loading does not count as loaded.
@@ -118,9 +115,8 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     /// Continues from `position` with the next ``moveNext()``; ``canMoveNext`` becomes `true`.
     ///
-    /// Cancels the page in flight; neither its result nor any event not yet handed to a handler is delivered.
-    /// Safe from any thread; called on ``queue`` when it is serial (as `.main` is), no handler runs for an earlier
-    /// page after it.
+    /// Cancels the page in flight; neither its result nor any event not yet handed to a handler is delivered. Safe from
+    /// any thread; called on a serial ``queue`` (as `.main` is), no handler for an earlier page runs after it.
     public func reset(to position: Position) {
         stop(state.withLock { $0.reset(to: position) })
     }
@@ -139,8 +135,7 @@ public class BaseIteratableContext<Position: Sendable, Page: Sendable>: PagingRe
 
     func launch(_ token: Int, at position: Position) {
         let context = load(position)
-        let attached = state.withLock { $0.attach({ context.cancel() }, to: token) }
-        guard attached else {
+        guard state.withLock({ $0.attach({ context.cancel() }, to: token) }) else {
             context.cancel()
             return
         }

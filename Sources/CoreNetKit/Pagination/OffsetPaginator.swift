@@ -8,8 +8,7 @@
 
 import Dispatch
 
-/// Pages through an offset/limit API (`?offset=40&limit=20`, `skip`/`take`): each page starts where the previous
-/// one ended.
+/// Pages through an offset/limit API (`?offset=40&limit=20`, `skip`/`take`): each page starts where the last ended.
 ///
 /// The end is known from ``OffsetPageResponse/total`` when the response has one, else from a page shorter than
 /// ``pageSize`` (an empty one included). Positions are item offsets: `reset(to: 0)` starts over.

@@ -6,8 +6,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// Something that loads a list page by page: ``moveNext()`` asks for the next page, ``reset(to:)`` starts again
-/// from a position.
+/// Loads a list page by page: ``moveNext()`` asks for the next page, ``reset(to:)`` starts again from a position.
 ///
 /// Pages arrive through the paginator's own events (``BaseIteratableContext/onSuccess(_:)``,
 /// ``BaseIteratableContext/onError(_:)``), not as return values. At most one page loads at a time.
