@@ -150,13 +150,12 @@ public struct NetworkConfiguration: Sendable {
     }
     /// The stages every request goes through before the transport, from the outside in: the built-in ones, then yours.
     ///
-    /// The list is exactly what runs.
-    ///
-    /// Each built-in stage is made from its setting (``validators`` and ``errorMappers``, ``retryPolicy``,
-    /// ``preparators``, ``cacheAdapter``, ``accessManager``); a feature that is off has no stage. Setting a setting
-    /// replaces its stage in place or adds it in its standard place; removing a stage turns its feature off (its
-    /// setting then reads empty). Append your own ``Interceptor`` to run it right before the transport (after the token
-    /// is added, once per attempt), or place it before a built-in one with `interceptors.insert(_:before:)`.
+    /// The list is exactly what runs. Each built-in stage is made from its setting (``validators`` and
+    /// ``errorMappers``, ``retryPolicy``, ``preparators``, ``cacheAdapter``, ``accessManager``); a feature that is off
+    /// has no stage. Setting a setting replaces its stage in place or adds it in its standard place; removing a stage
+    /// turns its feature off (its setting then reads empty). Append your own ``Interceptor`` to run it right before the
+    /// transport (after the token is added, once per attempt), or place it before a built-in one with
+    /// `interceptors.insert(_:before:)`.
     public var interceptors: [any Interceptor] {
         get { storage.values.interceptors }
         set { mutableStorage.values.interceptors = newValue }
