@@ -38,25 +38,22 @@ public final class ManualClock: NetworkClock {
     private struct Sleeper {
         let id: Int
         let deadline: Instant
-        /// A sleeping Task, or a request deadline callback (not counted by ``sleeperCount``).
         let wake: Wake
+    }
 
-        var isRequestDeadline: Bool {
-            if case .requestDeadline = wake { return true }
-            return false
-        }
+    /// A sleeping Task, or a request deadline callback (not counted by ``sleeperCount``).
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>)
+        case requestDeadline(@Sendable () -> Void)
+
+        var isRequestDeadline: Bool { if case .requestDeadline = self { true } else { false } }
 
         func resume() {
-            switch wake {
+            switch self {
             case .task(let continuation): continuation.resume()
             case .requestDeadline(let fire): fire()
             }
         }
-    }
-
-    private enum Wake {
-        case task(CheckedContinuation<Void, any Error>)
-        case requestDeadline(@Sendable () -> Void)
     }
 
     private struct State {
@@ -66,7 +63,7 @@ public final class ManualClock: NetworkClock {
         /// Who waits for a count of sleepers (`deadlines` false) or of request deadlines (`true`).
         var watchers: [(count: Int, deadlines: Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
-        func count(deadlines: Bool) -> Int { sleepers.count(where: { $0.isRequestDeadline == deadlines }) }
+        func count(deadlines: Bool) -> Int { sleepers.count(where: { $0.wake.isRequestDeadline == deadlines }) }
 
         mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
             let counts = (sleepers: count(deadlines: false), deadlines: count(deadlines: true))
@@ -85,18 +82,14 @@ public final class ManualClock: NetworkClock {
     public let startDate: Date
 
     /// Creates a clock that stands at `startDate` (by default 2026-01-01 00:00:00 UTC).
-    public init(startDate: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        self.startDate = startDate
-    }
+    public init(startDate: Date = Date(timeIntervalSince1970: 1_767_225_600)) { self.startDate = startDate }
 
     /// The clock's time now.
     public var now: Instant { Instant(offset: state.withLock { $0.offset }) }
     /// The smallest step: a nanosecond.
     public var minimumResolution: Swift.Duration { .nanoseconds(1) }
     /// `startDate` plus how far the clock was advanced.
-    public var currentDate: Date {
-        startDate.addingTimeInterval(state.withLock { $0.offset }.timeInterval)
-    }
+    public var currentDate: Date { startDate.addingTimeInterval(state.withLock { $0.offset }.timeInterval) }
     /// How many Tasks sleep on the clock now (back-off, latency, refresh timers); request deadlines are counted
     /// apart in ``requestDeadlineCount`` so they don't confuse waiting for a back-off.
     public var sleeperCount: Int { state.withLock { $0.count(deadlines: false) } }
@@ -109,25 +102,6 @@ public final class ManualClock: NetworkClock {
     ///
     /// - Throws: `CancellationError` when the calling Task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
-        try await sleep(until: deadline)
-    }
-
-    /// Calls `action` once the clock has been advanced by `delay` from now (at once on another thread if `delay` is not
-    /// positive); counted by ``requestDeadlineCount`` (request deadlines wake this way), not by ``sleeperCount``.
-    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
-        let (id, due, watchers): (Int, Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
-            state.nextId += 1
-            let deadline = Instant(offset: state.offset + delay)
-            if delay <= .zero { return (state.nextId, true, []) }
-            state.sleepers.append(Sleeper(id: state.nextId, deadline: deadline, wake: .requestDeadline(action)))
-            return (state.nextId, false, state.takeSatisfiedWatchers())
-        }
-        for watcher in watchers { watcher.resume() }
-        if due { DispatchQueue.global().async(execute: action) }
-        return ClockWake { self.state.withLock { state in state.sleepers.removeAll { $0.id == id } } }
-    }
-
-    private func sleep(until deadline: Instant) async throws {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             return state.nextId
@@ -156,6 +130,21 @@ public final class ManualClock: NetworkClock {
         }
     }
 
+    /// Calls `action` once the clock has been advanced by `delay` from now (at once on another thread if `delay` is not
+    /// positive); counted by ``requestDeadlineCount`` (request deadlines wake this way), not by ``sleeperCount``.
+    public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
+        let (id, due, watchers): (Int, Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            state.nextId += 1
+            let deadline = Instant(offset: state.offset + delay)
+            if delay <= .zero { return (state.nextId, true, []) }
+            state.sleepers.append(Sleeper(id: state.nextId, deadline: deadline, wake: .requestDeadline(action)))
+            return (state.nextId, false, state.takeSatisfiedWatchers())
+        }
+        for watcher in watchers { watcher.resume() }
+        if due { DispatchQueue.global().async(execute: action) }
+        return ClockWake { self.state.withLock { state in state.sleepers.removeAll { $0.id == id } } }
+    }
+
     /// Moves the clock forward by `duration` and resumes every sleeper whose deadline has come.
     public func advance(by duration: Swift.Duration) {
         let due: [Sleeper] = state.withLock { state in
@@ -165,19 +154,15 @@ public final class ManualClock: NetworkClock {
             state.sleepers.removeAll { $0.deadline.offset <= offset }
             return due
         }
-        for sleeper in due { sleeper.resume() }
+        for sleeper in due { sleeper.wake.resume() }
     }
 
     /// Returns once at least `count` request deadlines wait on the clock: the requests are in flight, and advancing
     /// past their timeout ends them in ``BaseServerError/Code-swift.struct/timeout``.
-    public func waitForRequestDeadlines(_ count: Int = 1) async {
-        await waitFor(count, deadlines: true)
-    }
+    public func waitForRequestDeadlines(_ count: Int = 1) async { await waitFor(count, deadlines: true) }
 
     /// Returns once at least `count` Tasks sleep on the clock; request deadlines are not counted.
-    public func waitForSleepers(_ count: Int = 1) async {
-        await waitFor(count, deadlines: false)
-    }
+    public func waitForSleepers(_ count: Int = 1) async { await waitFor(count, deadlines: false) }
 
     private func waitFor(_ count: Int, deadlines: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

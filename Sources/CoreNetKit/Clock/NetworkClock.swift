@@ -31,24 +31,16 @@ public struct ClockWake: Sendable {
     private let cancelAction: @Sendable () -> Void
 
     /// Creates a wake that calls `cancel` to stop its action.
-    public init(cancel: @escaping @Sendable () -> Void) {
-        cancelAction = cancel
-    }
+    public init(cancel: @escaping @Sendable () -> Void) { cancelAction = cancel }
 
     /// Keeps the action from running, if it has not run yet.
-    public func cancel() {
-        cancelAction()
-    }
+    public func cancel() { cancelAction() }
 }
 
 extension NetworkClock {
     public func wake(after delay: Swift.Duration, _ action: @escaping @Sendable () -> Void) -> ClockWake {
         let task = Task {
-            do {
-                try await pause(for: delay)
-            } catch {
-                return
-            }
+            guard (try? await pause(for: delay)) != nil else { return }  // cancelled
             action()
         }
         return ClockWake { task.cancel() }
@@ -94,6 +86,11 @@ public struct SystemClock: NetworkClock {
         let id = scheduler.schedule(after: delay, WakeAction(action))
         return ClockWake { scheduler.cancel(id) }
     }
+
+    /// The first instant asked for; the shared scheduler keeps due times as durations since it.
+    static let epoch = SystemClock().now
+
+    static var sinceEpoch: Swift.Duration { epoch.duration(to: SystemClock().now) }
 }
 
 /// An action the shared ``DeadlineScheduler`` runs when its time has come.
@@ -107,16 +104,7 @@ final class WakeAction: DeadlineTarget {
     func deadlineReached() { action() }
 }
 
-extension SystemClock {
-    /// The first instant asked for; the shared scheduler keeps due times as durations since it.
-    static let epoch = SystemClock().now
-
-    /// The time now, as the duration since ``epoch``.
-    static var sinceEpoch: Swift.Duration { epoch.duration(to: SystemClock().now) }
-}
-
 extension Duration {
-    /// The duration in seconds, for `Date` arithmetic.
     var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
