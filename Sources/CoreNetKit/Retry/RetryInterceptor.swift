@@ -28,8 +28,7 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
     var isOff: Bool { false }
 
     public func intercept(_ request: consuming ServerRequest, next: InterceptorChain) async throws -> ServerResponse {
-        guard let policy = request.retryPolicy ?? policy, policy.maximumAttempts > 1,
-            policy.mayRetry(request)
+        guard let policy = request.retryPolicy ?? policy, policy.maximumAttempts > 1, policy.mayRetry(request)
         else { return try await next.proceed(request) }
         var attempt = request
         attempt.attemptCount = policy.maximumAttempts
@@ -57,20 +56,14 @@ public struct RetryInterceptor: Interceptor, BuiltInStage {
                 delay = policy.backoff(after: number)
                 reason = error.code.description
             }
-            if next.isMonitored {
-                let retry = MonitoredRetry(
-                    attempt: number + 1, maximumAttempts: policy.maximumAttempts, delay: delay, reason: reason)
-                next.emit { monitor, request in monitor.request(request, willRetry: retry) }
-            }
+            let retry = MonitoredRetry(
+                attempt: number + 1, maximumAttempts: policy.maximumAttempts, delay: delay, reason: reason)
+            next.emit { monitor, request in monitor.request(request, willRetry: retry) }
             next.configuration.logger?.log(
                 NetworkLogEntry.retry(
                     id: next.requestId, method: attempt.method.rawValue, attempt: number + 1,
                     of: policy.maximumAttempts, delay: delay, reason: reason))
-            do {
-                try await next.clock.pause(for: delay)
-            } catch {
-                throw BaseServerError.cancelled
-            }
+            guard (try? await next.clock.pause(for: delay)) != nil else { throw BaseServerError.cancelled }
             number += 1
         }
     }
