@@ -32,17 +32,12 @@ struct CacheControl: Sendable, Equatable {
     /// The request's directives: its `Cache-Control` headers, or `Pragma: no-cache` when it has none.
     init(requestHeaders headers: [String: String]) {
         let cacheControl = headers.filter { $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame }
-        if !cacheControl.isEmpty {
-            self.init(Array(cacheControl.values))
-            return
-        }
         let pragma = headers.first { $0.key.caseInsensitiveCompare("Pragma") == .orderedSame }?.value
-        self.init(pragma.map { $0.lowercased().contains("no-cache") } == true ? ["no-cache"] : [])
+        let noCache = pragma?.lowercased().contains("no-cache") == true ? ["no-cache"] : []
+        self.init(cacheControl.isEmpty ? noCache : Array(cacheControl.values))
     }
 
-    func has(_ name: String) -> Bool {
-        directives[name] != nil
-    }
+    func has(_ name: String) -> Bool { directives[name] != nil }
 
     /// The directive `name` as delta-seconds; `nil` when absent, `0` when invalid (RFC 9111 §1.2.2: means "stale").
     func seconds(_ name: String) -> Int? {

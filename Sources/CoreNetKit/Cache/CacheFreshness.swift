@@ -87,7 +87,5 @@ struct CacheFreshness: Sendable, Equatable {
     }
 
     /// Whether it may be CachePolicy/serverIfFailReadFromCache's fallback: unless stale with `must-revalidate`.
-    var allowsFallback: Bool {
-        !mustRevalidate || age < lifetime
-    }
+    var allowsFallback: Bool { !mustRevalidate || age < lifetime }
 }

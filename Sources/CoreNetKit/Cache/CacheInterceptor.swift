@@ -184,7 +184,6 @@ extension BaseServerError {
 }
 
 extension InterceptorChain {
-    /// Tells the monitors what the cache stage did.
     func report(_ event: CacheEvent) {
         emit { monitor, request in monitor.request(request, didUseCache: event) }
     }
@@ -198,5 +197,47 @@ extension InterceptorChain {
             monitor.request(request, didExchange: MonitoredExchange(cachedAnswer: response, at: date, bodyLimit: limit))
         }
         return response
+    }
+}
+
+/// Where one request's answer is cached: the adapter, its method-and-URL key, and the headers for its `Vary` variant.
+private struct CacheStore: Sendable {
+    let adapter: any CacheAdapter
+    let key: CacheKey
+    let url: URL
+    let requestHeaders: [String: String]
+
+    init(adapter: any CacheAdapter, method: HTTPMethod, url: URL, requestHeaders: [String: String]) {
+        self.adapter = adapter
+        self.key = CacheKey(method: method, url: url)
+        self.url = url
+        self.requestHeaders = requestHeaders
+    }
+
+    /// A request standing for the cached answer's origin, as nothing was sent.
+    var transportRequest: TransportRequest {
+        TransportRequest(method: key.method, url: url, headers: HTTPHeaders(requestHeaders))
+    }
+
+    /// The entry stored for the method and URL or, when its `Vary` headers differ in the request, for the request's
+    /// variant.
+    func lookup() async -> CachedResponse? {
+        guard let entry = await adapter.load(key) else { return nil }
+        let names = CachedResponse.varyNames(entry.headers)
+        guard !names.isEmpty else { return entry.variant == nil ? entry : nil }
+        guard let variant = CachedResponse.variant(of: requestHeaders, names: names) else { return nil }
+        if entry.variant == variant { return entry }
+        guard let other = await adapter.load(key.varying(variant)), other.variant == variant else { return nil }
+        return other
+    }
+
+    /// Stores a network (or `304`-confirmed) `response` HTTP allows to store, under the method and URL (recording the
+    /// `Vary` names for the next lookup) and, when it varies, its variant too.
+    func save(_ response: ServerResponse, at date: Date) async {
+        guard !response.isFromCache,
+            let entry = CachedResponse(storing: response, method: key.method, requestHeaders: requestHeaders, at: date)
+        else { return }
+        if let variant = entry.variant { await adapter.save(entry, for: key.varying(variant)) }
+        await adapter.save(entry, for: key)
     }
 }

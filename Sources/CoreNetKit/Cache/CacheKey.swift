@@ -38,9 +38,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         self.variant = variant
     }
 
-    func varying(_ digest: String) -> CacheKey {
-        CacheKey(method: method, urlString: url, variant: digest)
-    }
+    func varying(_ digest: String) -> CacheKey { CacheKey(method: method, urlString: url, variant: digest) }
 
     private init(method: HTTPMethod, urlString: String, variant: String?) {
         self.method = method
@@ -65,6 +63,5 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension HTTPMethod {
-    /// Whether responses to this method may be cached: only `GET` and `HEAD`.
     var isCacheable: Bool { self == .get || self == .head }
 }

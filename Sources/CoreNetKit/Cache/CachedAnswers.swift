@@ -9,12 +9,9 @@
 import Foundation
 
 extension BaseServerRequest {
-    /// Runs `serverRequest` under a cache-reading CachePolicy as pipeline runs of one policy each.
-    ///
-    /// - CachePolicy/firstCacheThenRefreshFromServer with a `broadcast`: a `cacheOnly` run whose model (if any) goes to
-    ///   `onCacheSuccess`, then the server run.
-    /// - An entry the mapping fails on is a miss: under CachePolicy/cacheIfFreshElseServer the request is re-sent under
-    ///   `serverOnly`; otherwise it fails with `cacheMiss`, the mapping's error underlying.
+    /// Runs `serverRequest` under a cache-reading CachePolicy as pipeline runs of one policy each: with a
+    /// `broadcast`, `firstCacheThenRefreshFromServer` first runs `cacheOnly` for `onCacheSuccess`. An entry the mapping
+    /// fails on is a miss: `cacheIfFreshElseServer` re-sends as `serverOnly`; others fail with `cacheMiss` (its error).
     func answerReadingCache(
         _ serverRequest: ServerRequest, configuration: NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?

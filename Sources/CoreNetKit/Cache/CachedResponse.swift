@@ -67,7 +67,6 @@ public struct CachedResponse: Sendable, Equatable {
         return SHA256.hex(text)
     }
 
-    /// The response as the pipeline sees it, for `request`.
     func serverResponse(for request: TransportRequest, fromCache: Bool, duration: Duration = .zero) -> ServerResponse {
         ServerResponse(
             statusCode: statusCode, headers: headers, data: body, transportRequest: request, url: url,

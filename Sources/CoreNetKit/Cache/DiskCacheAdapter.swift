@@ -40,26 +40,20 @@ public final class DiskCacheAdapter: CacheAdapter {
         self.diskCapacity = max(0, diskCapacity)
     }
 
-    public func load(_ key: CacheKey) async -> CachedResponse? {
-        await queue.run { self.loadNow(key.digest) }
-    }
+    public func load(_ key: CacheKey) async -> CachedResponse? { await queue.run { self.loadNow(key.digest) } }
 
     public func save(_ response: CachedResponse, for key: CacheKey) async {
         await queue.run { self.saveNow(response, name: key.digest) }
     }
 
-    public func remove(_ key: CacheKey) async {
-        await queue.run { self.removeNow(key.digest) }
-    }
+    public func remove(_ key: CacheKey) async { await queue.run { self.removeNow(key.digest) } }
 
-    public func removeAll() async {
-        await queue.run { self.removeAllNow() }
-    }
+    public func removeAll() async { await queue.run { self.removeAllNow() } }
 
     // MARK: Work on the queue
 
     private func loadNow(_ name: String) -> CachedResponse? {
-        if let entry = state.withLock({ $0.memoryHit(name) }) { return entry }
+        if let entry = state.withLock({ $0.memory.use(name) }) { return entry }
         guard diskCapacity > 0, let data = try? Data(contentsOf: fileURL(name)) else { return nil }
         guard let entry = CacheFileFormat.decode(data) else {
             removeFile(name)
@@ -67,7 +61,7 @@ public final class DiskCacheAdapter: CacheAdapter {
         }
         state.withLock { state in
             state.remember(entry, name: name, capacity: memoryCapacity)
-            state.touchFile(name)
+            _ = state.files.use(name)
         }
         return entry
     }
@@ -79,18 +73,16 @@ public final class DiskCacheAdapter: CacheAdapter {
             return
         }
         indexDirectoryIfNeeded()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: fileURL(name), options: .atomic)
-        } catch {
-            return  // a cache write that fails is dropped; the memory tier still has the entry
-        }
-        let evicted = state.withLock { $0.recordFile(name, size: data.count, capacity: diskCapacity) }
+        // A cache write that fails is dropped; the memory tier still has the entry.
+        guard (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil,
+            (try? data.write(to: fileURL(name), options: .atomic)) != nil
+        else { return }
+        let evicted = state.withLock { $0.files.add((), name: name, size: data.count, capacity: diskCapacity) }
         for name in evicted { try? FileManager.default.removeItem(at: fileURL(name)) }
     }
 
     private func removeNow(_ name: String) {
-        state.withLock { $0.forget(name) }
+        state.withLock { $0.memory.remove(name) }
         removeFile(name)
     }
 
@@ -104,7 +96,7 @@ public final class DiskCacheAdapter: CacheAdapter {
 
     private func removeFile(_ name: String) {
         try? FileManager.default.removeItem(at: fileURL(name))
-        state.withLock { $0.forgetFile(name) }
+        state.withLock { $0.files.remove(name) }
     }
 
     /// Lists the directory once, so the size limit counts an earlier run's files.

@@ -21,9 +21,7 @@ enum SHA256 {
     ]
 
     /// The lowercase hex digest of the UTF-8 bytes of `text`.
-    static func hex(_ text: String) -> String {
-        hex(bytes: Array(text.utf8))
-    }
+    static func hex(_ text: String) -> String { hex(bytes: Array(text.utf8)) }
 
     /// The lowercase hex digest of `bytes`.
     static func hex(bytes: [UInt8]) -> String {
@@ -31,9 +29,7 @@ enum SHA256 {
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
+        for s in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> s)) }
 
         var h: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
@@ -61,23 +57,13 @@ enum SHA256 {
                 let t2 = s0 &+ majority
                 (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
             }
-            h[0] = h[0] &+ a
-            h[1] = h[1] &+ b
-            h[2] = h[2] &+ c
-            h[3] = h[3] &+ d
-            h[4] = h[4] &+ e
-            h[5] = h[5] &+ f
-            h[6] = h[6] &+ g
-            h[7] = h[7] &+ hh
+            for (i, value) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ value }
         }
 
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for word in h {
-            for shift in stride(from: 28, through: 0, by: -4) { out.append(digits[Int((word >> UInt32(shift)) & 0xF)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return h.map { word in
+            let digits = String(word, radix: 16)
+            return String(repeating: "0", count: 8 - digits.count) + digits
+        }.joined()
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

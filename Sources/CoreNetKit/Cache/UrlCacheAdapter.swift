@@ -51,9 +51,7 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
 
     /// Creates an adapter over `urlCache`; give it a cache of its own, as ``removeAll()`` removes other users' entries
     /// too.
-    public init(urlCache: URLCache) {
-        self.urlCache = urlCache
-    }
+    public init(urlCache: URLCache) { self.urlCache = urlCache }
 
     public func load(_ key: CacheKey) async -> CachedResponse? {
         let request = Self.request(for: key)
@@ -62,8 +60,10 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
 
     public func save(_ response: CachedResponse, for key: CacheKey) async {
         let request = Self.request(for: key)
-        guard let cached = Self.cachedURLResponse(response, for: request) else { return }
-        await queue.run { self.urlCache.storeCachedResponse(cached.value, for: request) }
+        await queue.run {
+            guard let cached = Self.cachedURLResponse(response, for: request) else { return }
+            self.urlCache.storeCachedResponse(cached, for: request)
+        }
     }
 
     public func remove(_ key: CacheKey) async {
@@ -71,32 +71,21 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
         await queue.run { self.urlCache.removeCachedResponse(for: request) }
     }
 
-    public func removeAll() async {
-        await queue.run { self.urlCache.removeAllCachedResponses() }
-    }
-
-    // MARK: Mapping
+    public func removeAll() async { await queue.run { self.urlCache.removeAllCachedResponses() } }
 
     private static func request(for key: CacheKey) -> URLRequest {
         URLRequest(url: URL(string: "https://corenetkit.cache/\(key.digest)")!)  // safe: a fixed host and a hex path
     }
 
-    private static func cachedURLResponse(_ entry: CachedResponse, for request: URLRequest) -> Unchecked<
-        CachedURLResponse
-    >? {
-        var fields: [String: String] = [:]
-        for (name, value) in entry.headers {
-            fields[name] = fields[name].map { $0 + ", " + value } ?? value
-        }
+    private static func cachedURLResponse(_ entry: CachedResponse, for request: URLRequest) -> CachedURLResponse? {
+        let fields = Dictionary(entry.headers.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         guard let url = entry.url ?? request.url,
             let response = HTTPURLResponse(
-                url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1",
-                headerFields: fields)
+                url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
         else { return nil }
         var userInfo: [AnyHashable: Any] = [storedAtKey: entry.storedAt.timeIntervalSince1970]
         if let variant = entry.variant { userInfo[variantKey] = variant }
-        return Unchecked(
-            value: CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed))
+        return CachedURLResponse(response: response, data: entry.body, userInfo: userInfo, storagePolicy: .allowed)
     }
 
     private static func entry(from cached: CachedURLResponse) -> CachedResponse? {
@@ -113,10 +102,4 @@ public final class UrlCacheAdapter: CacheAdapter, @unchecked Sendable {
             statusCode: response.statusCode, headers: HTTPHeaders(fields), body: cached.data,
             url: response.url, storedAt: storedAt, variant: cached.userInfo?[variantKey] as? String)
     }
-}
-
-/// Carries a value that is not `Sendable` to the adapter's queue, where it is used once.
-// safe: created, handed over and never touched by the sender again
-private struct Unchecked<Value>: @unchecked Sendable {
-    let value: Value
 }
