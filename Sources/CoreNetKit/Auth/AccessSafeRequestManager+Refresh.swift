@@ -14,8 +14,7 @@ extension AccessSafeRequestManager {
     @TaskLocal static var refreshing: ObjectIdentifier?
 
     /// Runs `job` in its own Task with a timeout; its end resumes the queue. With a ``SharedTokenStore`` it runs under
-    /// the store's refresh lock, and the timeout grows by the store's lease (another process may hold the lock so
-    /// long).
+    /// the store's refresh lock, and the timeout grows by its lease (another process may hold the lock so long).
     func run(_ job: Job) {
         let manager = ObjectIdentifier(self)
         let (store, isSessionExpired) = state.withLock { ($0.store, $0.machine.options.isSessionExpired) }
@@ -45,8 +44,39 @@ extension AccessSafeRequestManager {
         if !state.withLock({ $0.machine.setTimer(timer, for: job.id) }) { timer.cancel() }
     }
 
-    /// Ends refresh `id`: saves new tokens (unless the shared store has `stored` them), resumes waiters, reports a
-    /// session end.
+    /// The refresh of `job` with a store other processes share: under the store's refresh lock, refresh only when the
+    /// stored tokens are still `job.tokens` (the rejected ones) and their session did not end; otherwise take what
+    /// another process stored. New tokens, or the end of the session, are written before the lock is released.
+    static func refresh(
+        _ job: Job, sharedThrough store: any SharedTokenStore,
+        isSessionExpired: @escaping @Sendable (any Error) -> Bool
+    ) async throws -> AuthTokens {
+        let outcome: Result<AuthTokens, any Error> = try await store.withRefreshLock { stored in
+            guard let current = stored.tokens, current.accessToken == job.tokens.accessToken,
+                current.refreshToken == job.tokens.refreshToken, !stored.isSessionEnded
+            else {
+                // Another process refreshed, signed in or out, or had their refresh refused meanwhile.
+                guard let other = stored.tokens, !stored.isSessionEnded else {
+                    return (nil, .failure(BaseServerError.sessionEndedElsewhere(signedOut: stored.tokens == nil)))
+                }
+                return (nil, .success(other))
+            }
+            do {
+                var new = try await job.refresher.refresh(job.tokens)
+                if new.refreshToken == nil { new.refreshToken = job.tokens.refreshToken }
+                _ = try State<Waiter>.validated(new).get()
+                return (SharedTokens(tokens: new), .success(new))
+            } catch {
+                // A refusal that ends the session is written down, so no process sends this refresh token again; a
+                // connection problem leaves the entry as it is.
+                let ended = !(error is CancellationError) && isSessionExpired(error)
+                return (ended ? SharedTokens(tokens: current, isSessionEnded: true) : nil, .failure(error))
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Ends refresh `id`: saves new tokens (unless a shared store `stored` them), resumes waiters, reports the end.
     func finish(_ id: Int, with result: Result<AuthTokens, any Error>, stored: Bool = false) {
         let taken = state.withLock { state in
             state.machine.finish(id, with: result).map {

@@ -17,7 +17,6 @@ extension AccessSafeRequestManager {
         var epoch: Int
     }
 
-    /// Why a request asks for a token.
     enum Purpose: Sendable {
         case send
         case rejected(Ticket)
@@ -101,8 +100,7 @@ extension AccessSafeRequestManager {
             }
         }
 
-        /// Like ``decide(_:now:)``, but a request that must wait is queued as `waiter`, starting a refresh if none
-        /// runs.
+        /// Like ``decide(_:now:)``, but one that must wait is queued as `waiter`, starting a refresh if none runs.
         mutating func enqueue(_ purpose: Purpose, now: Date, id: Int, waiter: Waiter) -> Enqueued {
             if running == nil {
                 if let decision = decide(purpose, now: now) { return .decided(decision) }
@@ -119,9 +117,7 @@ extension AccessSafeRequestManager {
             return .waiting
         }
 
-        mutating func removeWaiter(_ id: Int) -> Waiter? {
-            running?.waiters.removeValue(forKey: id)
-        }
+        mutating func removeWaiter(_ id: Int) -> Waiter? { running?.waiters.removeValue(forKey: id) }
 
         /// Remembers the timeout of refresh `id`; `false` when that refresh already ended.
         mutating func setTimer(_ timer: Task<Void, Never>, for id: Int) -> Bool {

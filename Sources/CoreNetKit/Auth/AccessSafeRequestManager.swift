@@ -155,6 +155,9 @@ public final class AccessSafeRequestManager: Sendable {
             do {
                 ticket = try await acquire(.rejected(ticket), now: options.clock.currentDate, response: response)
             } catch {
+                if let error = error as? BaseServerError, error.code == .excessiveRefresh {
+                    reportSessionEnd(error, version: state.withLock { $0.machine.ticket.version })
+                }
                 onRefresh(.finished(succeeded: false))
                 throw error
             }
@@ -166,15 +169,6 @@ public final class AccessSafeRequestManager: Sendable {
     /// The ticket to send with for `purpose`: at once, or after waiting in the queue for a refresh (which this request
     /// may start). Cancelling the Task leaves the queue at once.
     private func acquire(_ purpose: Purpose, now: Date, response: ServerResponse?) async throws -> Ticket {
-        do {
-            return try await queueOrDecide(purpose, now: now, response: response)
-        } catch let error as BaseServerError where error.code == .excessiveRefresh {
-            reportSessionEnd(error, version: state.withLock { $0.machine.ticket.version })
-            throw error
-        }
-    }
-
-    private func queueOrDecide(_ purpose: Purpose, now: Date, response: ServerResponse?) async throws -> Ticket {
         if let decision = state.withLock({ $0.machine.decide(purpose, now: now) }) {
             return try Self.ticket(from: decision, response: response)
         }

@@ -16,7 +16,6 @@ extension BaseServerError {
             code: .tokenRefreshFailed, message: "refreshing the access token failed", underlyingError: cause)
     }
 
-    /// A refresh was refused: `limit` refreshes already ran within `window`.
     static func excessiveRefresh(limit: Int, window: Duration) -> BaseServerError {
         BaseServerError(
             code: .excessiveRefresh,
@@ -26,5 +25,14 @@ extension BaseServerError {
     /// The server rejected the access token and the manager cannot fix it (`reason` says why).
     static func unauthorized(_ response: ServerResponse?, reason: String) -> BaseServerError {
         BaseServerError(code: .unauthorized, statusCode: response?.statusCode, body: response?.data, message: reason)
+    }
+
+    /// Another process sharing the token store ended the session: its refresh was refused, or it signed out.
+    static func sessionEndedElsewhere(signedOut: Bool) -> BaseServerError {
+        BaseServerError(
+            code: .unauthorized,
+            message: signedOut
+                ? "another process sharing the token store signed out"
+                : "another process's refresh of these tokens was refused; the session is over")
     }
 }

@@ -11,10 +11,9 @@ import Foundation
 
 /// The refresh lock of a ``FileTokenStore``: an advisory `flock` on a lock file holding the holder's lease end.
 ///
-/// The kernel releases it when its holder dies. A holder that hangs past its lease is broken out: the lock file is
-/// unlinked (under a short guard lock) and replaced, and the old holder's write is refused as its file is no longer
-/// current. A waiter blocks in `flock` on its own thread (no polling) until the lock is free, the lease ends, or its
-/// Task is cancelled.
+/// The kernel releases it when its holder dies. A holder past its lease is broken out: the lock file is unlinked (under
+/// a short guard lock) and replaced, so the old holder's write is refused. A waiter blocks in `flock` on its own thread
+/// (no polling) until the lock is free, the lease ends, or its Task is cancelled.
 struct FileLeaseLock: Sendable {
     let path: String
     let guardPath: String
@@ -74,15 +73,13 @@ struct FileLeaseLock: Sendable {
         return fd
     }
 
-    /// Unlinks `fd`'s lock file if its lease ended, rechecked under the guard lock so two waiters never break two
-    /// holders.
+    /// Unlinks `fd`'s lock file if its lease ended, rechecked under the guard lock (never two waiters, two holders).
     private func breakExpiredLock(_ fd: Int32) throws {
         _ = try whileCurrent(fd) {
             if let ends = Self.leaseEnd(fd), ends <= Date() { unlink(path) }
         }
     }
 
-    /// The lease end written into the lock file, if it can be read.
     static func leaseEnd(_ fd: Int32) -> Date? {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -107,5 +104,74 @@ struct FileLeaseLock: Sendable {
 
     static func failure(_ what: String, errno code: Int32) -> BaseServerError {
         BaseServerError(code: .fileAccess, message: "\(what): \(String(cString: strerror(code)))")
+    }
+}
+
+/// One blocking `flock` on its own thread, raced against a deadline and cancellation; the first wins, once. On the lock
+/// the caller owns the descriptor; otherwise the thread does, closing it (releasing the lock) when `flock` returns.
+private final class FileLockWaiter: Sendable {
+    private enum Phase {
+        case waiting(CheckedContinuation<Bool, any Error>?)
+        case locked
+        case abandoned
+    }
+
+    private let fd: Int32
+    private let phase = Locked(Phase.waiting(nil))
+
+    private init(fd: Int32) { self.fd = fd }
+
+    /// `true` once `fd` is locked; `false` when `deadline` came first. Throws `CancellationError` on cancellation, or a
+    /// ``BaseServerError`` when `flock` fails (the descriptor is closed).
+    static func wait(for fd: Int32, until deadline: Date) async throws -> Bool {
+        let waiter = FileLockWaiter(fd: fd)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = waiter.phase.withLock { phase -> Bool in
+                    guard case .waiting(.none) = phase, !Task.isCancelled else {
+                        phase = .abandoned  // cancelled before the wait began
+                        return false
+                    }
+                    phase = .waiting(continuation)
+                    return true
+                }
+                guard ready else {
+                    close(fd)  // the thread never started: the descriptor is still ours to close
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                let thread = Thread { waiter.block() }
+                thread.name = "CoreNetKit.FileTokenStore.lock"
+                thread.start()
+                let seconds = max(deadline.timeIntervalSinceNow, 0)
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                    waiter.abandon(with: .success(false))
+                }
+            }
+        } onCancel: {
+            waiter.abandon(with: .failure(CancellationError()))
+        }
+    }
+
+    private func block() {
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR
+        let failed = result != 0 ? FileLeaseLock.failure("cannot lock the token file", errno: errno) : nil
+        let (continuation, keep) = phase.withLock { phase -> (CheckedContinuation<Bool, any Error>?, Bool) in
+            guard case .waiting(let continuation) = phase else { return (nil, false) }
+            phase = failed == nil ? .locked : .abandoned
+            return (continuation, failed == nil)
+        }
+        if !keep { close(fd) }
+        if let failed { continuation?.resume(throwing: failed) } else { continuation?.resume(returning: true) }
+    }
+
+    private func abandon(with result: Result<Bool, any Error>) {
+        let continuation = phase.withLock { phase -> CheckedContinuation<Bool, any Error>? in
+            guard case .waiting(let continuation) = phase else { return nil }
+            phase = .abandoned
+            return continuation
+        }
+        continuation?.resume(with: result)
     }
 }

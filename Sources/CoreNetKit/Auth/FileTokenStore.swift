@@ -47,9 +47,7 @@ public final class FileTokenStore: SharedTokenStore {
 
     /// Replaces the stored tokens (clearing ``SharedTokens/isSessionEnded``); `nil` signs out. A failed write is
     /// dropped: ``write(_:)`` throws.
-    public func save(_ tokens: AuthTokens?) {
-        try? write(SharedTokens(tokens: tokens))
-    }
+    public func save(_ tokens: AuthTokens?) { try? write(SharedTokens(tokens: tokens)) }
 
     /// The stored entry, read now; empty when the file does not exist.
     ///

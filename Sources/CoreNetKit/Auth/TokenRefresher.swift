@@ -47,10 +47,8 @@ public struct ClosureTokenRefresher: TokenRefresher {
         self.body = { tokens in
             let waiter = OneShot<AuthTokens>()  // resumes once: the first completion, or cancellation
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    waiter.set(continuation)
-                    body(tokens) { result in waiter.resume(result) }
-                }
+                body(tokens) { result in waiter.resume(result) }
+                return try await waiter.value
             } onCancel: {
                 waiter.resume(.failure(CancellationError()))
             }
