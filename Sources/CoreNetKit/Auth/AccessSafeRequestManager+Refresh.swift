@@ -20,17 +20,15 @@ extension AccessSafeRequestManager {
         let (store, isSessionExpired) = state.withLock { ($0.store, $0.machine.options.isSessionExpired) }
         let shared = store as? any SharedTokenStore
         let work = Task {
-            let result: Result<AuthTokens, any Error>
             do {
-                result = .success(
-                    try await Self.$refreshing.withValue(manager) {
-                        guard let shared else { return try await job.refresher.refresh(job.tokens) }
-                        return try await Self.refresh(job, sharedThrough: shared, isSessionExpired: isSessionExpired)
-                    })
+                let tokens = try await Self.$refreshing.withValue(manager) {
+                    guard let shared else { return try await job.refresher.refresh(job.tokens) }
+                    return try await Self.refresh(job, sharedThrough: shared, isSessionExpired: isSessionExpired)
+                }
+                self.finish(job.id, with: .success(tokens), stored: shared != nil)
             } catch {
-                result = .failure(error)
+                self.finish(job.id, with: .failure(error), stored: shared != nil)
             }
-            self.finish(job.id, with: result, stored: shared != nil)
         }
         let limit = shared.map { job.timeout + min(max($0.lease, .zero), .seconds(86_400)) } ?? job.timeout
         let timer = Task {

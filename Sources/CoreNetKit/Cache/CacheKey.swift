@@ -33,9 +33,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public init(method: HTTPMethod, url: URL, variant: String? = nil) {
         var absolute = url.absoluteString
         if let hash = absolute.firstIndex(of: "#") { absolute = String(absolute[..<hash]) }
-        self.method = method
-        self.url = absolute
-        self.variant = variant
+        self.init(method: method, urlString: absolute, variant: variant)
     }
 
     func varying(_ digest: String) -> CacheKey { CacheKey(method: method, urlString: url, variant: digest) }
