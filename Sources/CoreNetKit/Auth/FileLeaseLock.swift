@@ -73,7 +73,8 @@ struct FileLeaseLock: Sendable {
         return fd
     }
 
-    /// Unlinks `fd`'s lock file if its lease ended, rechecked under the guard lock (never two waiters, two holders).
+    /// Unlinks `fd`'s lock file if its lease ended, rechecked under the guard lock so two waiters never break two
+    /// holders.
     private func breakExpiredLock(_ fd: Int32) throws {
         _ = try whileCurrent(fd) {
             if let ends = Self.leaseEnd(fd), ends <= Date() { unlink(path) }

@@ -9,9 +9,10 @@
 import Foundation
 
 extension BaseServerRequest {
-    /// Runs `serverRequest` under a cache-reading CachePolicy as pipeline runs of one policy each: with a
-    /// `broadcast`, `firstCacheThenRefreshFromServer` first runs `cacheOnly` for `onCacheSuccess`. An entry the mapping
-    /// fails on is a miss: `cacheIfFreshElseServer` re-sends as `serverOnly`; others fail with `cacheMiss` (its error).
+    /// Runs `serverRequest` under a cache-reading CachePolicy as pipeline runs of one policy each: with a `broadcast`,
+    /// `firstCacheThenRefreshFromServer` first runs `cacheOnly` for `onCacheSuccess`, then the server run. An entry the
+    /// mapping fails on is a miss: `cacheIfFreshElseServer` re-sends under `serverOnly`; other policies fail with
+    /// `cacheMiss`, the mapping's error underlying.
     func answerReadingCache(
         _ serverRequest: ServerRequest, configuration: NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?
