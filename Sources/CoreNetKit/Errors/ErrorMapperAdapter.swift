@@ -27,9 +27,7 @@ public struct DecodableErrorMapper<AppError: Error & Decodable & Sendable>: Erro
     private let statuses: Range<Int>?
 
     /// Creates a mapper for `type`; with `statuses`, only responses with those statuses.
-    public init(_ type: AppError.Type, statuses: Range<Int>? = nil) {
-        self.statuses = statuses
-    }
+    public init(_ type: AppError.Type, statuses: Range<Int>? = nil) { self.statuses = statuses }
 
     public func map(_ response: ServerResponse, validationError error: any Error) -> (any Error)? {
         if let statuses, !statuses.contains(response.statusCode) { return nil }

@@ -8,30 +8,22 @@
 
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A server trust failure: a `URLError` with a server-certificate code, or one a transport marked with
 /// ``reasonKey``. Mapped to ``BaseServerError/Code-swift.struct/serverTrust`` with a message naming host and reason.
 struct ServerTrustFailure {
     /// The `userInfo` key under which a transport puts the reason, in words ("it has expired").
     static let reasonKey = "CoreNetKitServerTrustReason"
 
-    let host: String?
-    let reason: String?
+    /// "The certificate of api.example.com is not trusted: it has expired."
+    let message: String
 
     /// Reads `error`; `nil` when it is not a trust failure.
     init?(_ error: URLError) {
         let marked = error.userInfo[Self.reasonKey] as? String
         guard marked != nil || TransportErrorMapper.classify(error.code).0 == .serverTrust else { return nil }
-        self.host = (error.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host
-        self.reason = marked ?? Self.reason(for: error.code)
-    }
-
-    /// "The certificate of api.example.com is not trusted: it has expired."
-    var message: String {
-        "The certificate of \(host ?? "the server") is not trusted" + (reason.map { ": \($0)" } ?? "") + "."
+        let host = (error.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host
+        let reason = marked ?? Self.reason(for: error.code)
+        message = "The certificate of \(host ?? "the server") is not trusted" + (reason.map { ": \($0)" } ?? "") + "."
     }
 
     /// The error a transport throws for a refused certificate of `url`'s host.

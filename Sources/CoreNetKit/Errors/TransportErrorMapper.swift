@@ -8,10 +8,6 @@
 
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Maps what a transport throws to ``BaseServerError``, once, at the transport boundary.
 ///
 /// Each transport normalises its faults to the same `URLError` codes, so a fault gets the same

@@ -26,7 +26,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Creates headers from a dictionary, sorted by name for a stable order.
     public init(_ dictionary: [String: String]) {
-        // One array, sorted in place: `sorted` then `map` made two.
         self.init(sortingByName: dictionary.map { (name: $0.key, value: $0.value) })
     }
 
@@ -73,14 +72,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Removes every field named `name` (compared case-insensitively).
-    public mutating func remove(name: String) {
-        fields.removeAll { Self.matches($0.name, name) }
-    }
+    public mutating func remove(name: String) { fields.removeAll { Self.matches($0.name, name) } }
 
     /// Whether a field named `name` is present (compared case-insensitively).
-    public func contains(_ name: String) -> Bool {
-        fields.contains { Self.matches($0.name, name) }
-    }
+    public func contains(_ name: String) -> Bool { fields.contains { Self.matches($0.name, name) } }
 
     /// The number of fields, repeats counted.
     public var count: Int { fields.count }

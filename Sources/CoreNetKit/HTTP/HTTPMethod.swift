@@ -1,11 +1,10 @@
-//===----------------------------------------------------------------------===//
 //
 // This source file is part of the CoreNetKit open source project
 //
 // Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-//===----------------------------------------------------------------------===//
 
 /// The HTTP method of a ``ServerRequest``.
 ///
@@ -27,9 +26,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let options = HTTPMethod(rawValue: "OPTIONS")
 
     /// Whether parameters of this method go in the query string rather than the body.
-    public var encodesParametersInQuery: Bool {
-        self == .get || self == .head || self == .delete
-    }
+    public var encodesParametersInQuery: Bool { self == .get || self == .head || self == .delete }
 
     public var description: String { rawValue }
 }

@@ -8,8 +8,6 @@
 
 /// Splits a `Set-Cookie` value Foundation folded with `", "` into its cookies: a comma splits only where `name=`
 /// follows, so the comma in `Expires=Wed, 21 Oct 2026 07:28:00 GMT` stays inside its cookie.
-import Foundation
-
 enum SetCookieSplitter {
     static func split(_ value: String) -> [String] {
         let bytes = Array(value.utf8)

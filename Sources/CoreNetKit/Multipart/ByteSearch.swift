@@ -13,22 +13,20 @@ enum ByteSearch {
     /// Whether `pattern` occurs in `data`.
     static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
         guard !pattern.isEmpty, data.count >= pattern.count else { return false }
-        return data.withUnsafeBytes { contains(pattern, in: $0) }
-    }
-
-    static func contains(_ pattern: [UInt8], in buffer: UnsafeRawBufferPointer) -> Bool {
-        guard !pattern.isEmpty, buffer.count >= pattern.count, let base = buffer.baseAddress else { return false }
-        return pattern.withUnsafeBytes { needle in
-            let first = Int32(needle[0])
-            let lastStart = buffer.count - needle.count
-            var position = 0
-            while position <= lastStart {
-                guard let hit = memchr(base + position, first, lastStart - position + 1) else { return false }
-                let index = base.distance(to: UnsafeRawPointer(hit))
-                if memcmp(base + index, needle.baseAddress!, needle.count) == 0 { return true }
-                position = index + 1
+        return data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return pattern.withUnsafeBytes { needle in
+                let first = Int32(needle[0])
+                let lastStart = buffer.count - needle.count
+                var position = 0
+                while position <= lastStart {
+                    guard let hit = memchr(base + position, first, lastStart - position + 1) else { return false }
+                    let index = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + index, needle.baseAddress!, needle.count) == 0 { return true }
+                    position = index + 1
+                }
+                return false
             }
-            return false
         }
     }
 

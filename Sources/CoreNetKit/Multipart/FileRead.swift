@@ -14,11 +14,8 @@ enum FileRead {
     static func size(of url: URL) throws -> Int64 {
         guard url.isFileURL else { throw failure(url, "is not a file URL") }
         let manager = FileManager.default
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try manager.attributesOfItem(atPath: url.path)
-        } catch {
-            throw failure(url, "does not exist or cannot be read", error)
+        let attributes = try attempt(url, "does not exist or cannot be read") {
+            try manager.attributesOfItem(atPath: url.path)
         }
         guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
             throw failure(url, "is not a regular file")
@@ -30,12 +27,7 @@ enum FileRead {
 
     /// The whole file, which must still be `expectedSize` bytes long.
     static func contents(of url: URL, expectedSize: Int64) throws -> Data {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw failure(url, "cannot be read", error)
-        }
+        let data = try attempt(url, "cannot be read") { try Data(contentsOf: url) }
         guard Int64(data.count) == expectedSize else { throw failure(url, "changed while the body was built") }
         return data
     }
@@ -47,23 +39,13 @@ enum FileRead {
         _ url: URL, expectedSize: Int64, chunkSize: Int, rejecting pattern: [UInt8],
         isCancelled: () -> Bool, to write: (Data) throws -> Void
     ) throws -> Bool {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw failure(url, "cannot be read", error)
-        }
+        let handle = try attempt(url, "cannot be read") { try FileHandle(forReadingFrom: url) }
         defer { try? handle.close() }
         var scanner = ByteSearch.Scanner(pattern)
         var copied: Int64 = 0
         while true {
             if isCancelled() { throw CancellationError() }
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: chunkSize) ?? Data()
-            } catch {
-                throw failure(url, "cannot be read", error)
-            }
+            let chunk = try attempt(url, "cannot be read") { try handle.read(upToCount: chunkSize) ?? Data() }
             if chunk.isEmpty { break }
             copied += Int64(chunk.count)
             guard copied <= expectedSize else { throw failure(url, "changed while the body was built") }
@@ -72,6 +54,15 @@ enum FileRead {
         }
         guard copied == expectedSize else { throw failure(url, "changed while the body was built") }
         return true
+    }
+
+    /// `body`'s result; what it throws becomes `fileAccess` saying the file `problem`.
+    private static func attempt<T>(_ url: URL, _ problem: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw failure(url, problem, error)
+        }
     }
 
     private static func failure(_ url: URL, _ problem: String, _ underlying: (any Error)? = nil) -> BaseServerError {

@@ -15,15 +15,10 @@ extension CoreNetKitClientTransport {
     /// Request bodies of known length up to this many bytes are sent from memory, others from a scratch file.
     static let memoryBodyLimit = 1 << 20
 
-    struct ScratchFile {
-        let files: TemporaryFiles
-        let directory: URL
-    }
-
-    /// Sets `body` as `request`'s body, in memory or in a scratch file (tracked by `scratch.files`). Throws
+    /// Sets `body` as `request`'s body, in memory or in a scratch file in `directory` (tracked by `files`). Throws
     /// ``BaseServerError`` `invalidRequest` (unreadable or too large), `fileAccess` or `cancelled`.
     static func attach(
-        _ body: HTTPBody, to request: inout ServerRequest, maximumBodySize: Int?, scratch: ScratchFile
+        _ body: HTTPBody, to request: inout ServerRequest, maximumBodySize: Int?, files: TemporaryFiles, directory: URL
     ) async throws {
         do {
             if case .known(let length) = body.length {
@@ -33,7 +28,8 @@ extension CoreNetKitClientTransport {
                     return
                 }
             }
-            request.rawBodyFile = try await write(body, to: scratch, maximumBodySize: maximumBodySize)
+            request.rawBodyFile = try await write(
+                body, files: files, directory: directory, maximumBodySize: maximumBodySize)
         } catch let error as BaseServerError {
             throw error
         } catch is CancellationError {
@@ -45,9 +41,10 @@ extension CoreNetKitClientTransport {
         }
     }
 
-    private static func write(_ body: HTTPBody, to scratch: ScratchFile, maximumBodySize: Int?) async throws -> URL {
-        let file = try scratch.files.create(
-            in: scratch.directory, name: "corenetkit-body-\(UUID().uuidString).tmp", ownerOnly: true)
+    private static func write(
+        _ body: HTTPBody, files: TemporaryFiles, directory: URL, maximumBodySize: Int?
+    ) async throws -> URL {
+        let file = try files.create(in: directory, name: "corenetkit-body-\(UUID().uuidString).tmp", ownerOnly: true)
         let handle: FileHandle
         do {
             handle = try FileHandle(forWritingTo: file)
@@ -82,9 +79,7 @@ struct StreamedResponseBody: AsyncSequence, Sendable {
 
     private let reader: Reader
 
-    init(_ stream: ResponseBodyStream) {
-        reader = Reader(stream: stream)
-    }
+    init(_ stream: ResponseBodyStream) { reader = Reader(stream: stream) }
 
     func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
 

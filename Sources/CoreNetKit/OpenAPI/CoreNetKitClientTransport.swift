@@ -85,8 +85,8 @@ public struct CoreNetKitClientTransport: ClientTransport {
             serverRequest = Self.serverRequest(request, baseURL: baseURL, getCachePolicy: getCachePolicy)
             if let body {
                 try await Self.attach(
-                    body, to: &serverRequest, maximumBodySize: maximumBodySize,
-                    scratch: ScratchFile(files: files, directory: temporaryDirectory))
+                    body, to: &serverRequest, maximumBodySize: maximumBodySize, files: files,
+                    directory: temporaryDirectory)
             }
         } catch {
             files.close()

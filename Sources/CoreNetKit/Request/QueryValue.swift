@@ -1,11 +1,10 @@
-//===----------------------------------------------------------------------===//
 //
 // This source file is part of the CoreNetKit open source project
 //
 // Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-//===----------------------------------------------------------------------===//
 
 /// A value of a query-string or form parameter.
 ///

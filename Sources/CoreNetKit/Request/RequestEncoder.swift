@@ -8,10 +8,6 @@
 
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Turns a prepared ``ServerRequest`` into the ``TransportRequest`` a transport sends.
 enum RequestEncoder {
     /// Encodes `request`; a multipart body over its threshold goes to a `temporaryFiles` file (in memory without it).
@@ -20,8 +16,7 @@ enum RequestEncoder {
         temporaryFiles: TemporaryFiles? = nil
     ) throws -> TransportRequest {
         let parts = try parts(of: request, encoder: encoder)
-        let url = try url(of: request, query: parts.query)
-        // Checked and copied in one pass.
+        let url = try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: parts.query)
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
@@ -61,11 +56,8 @@ enum RequestEncoder {
 
     /// The URL `request` is sent to; see ``ServerRequest/url(encoder:)``.
     static func url(of request: ServerRequest, encoder: JSONEncoder) throws -> URL {
-        try url(of: request, query: parts(of: request, encoder: encoder).query)
-    }
-
-    private static func url(of request: ServerRequest, query: [(String, String)]) throws -> URL {
-        try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
+        let query = try parts(of: request, encoder: encoder).query
+        return try URLBuilder.url(base: request.baseUrl, relative: request.relativeUrl, query: query)
     }
 
     private struct Parts {

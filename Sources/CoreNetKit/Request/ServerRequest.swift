@@ -1,11 +1,10 @@
-//===----------------------------------------------------------------------===//
 //
 // This source file is part of the CoreNetKit open source project
 //
 // Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-//===----------------------------------------------------------------------===//
 
 import Foundation
 
@@ -48,19 +47,19 @@ public struct ServerRequest: Sendable {
     /// Resume data of an earlier attempt (``DownloadResumeData``): the download goes on from its bytes and keeps the
     /// partial file if this attempt fails too; without ``downloadDestination`` it goes to the data's destination.
     public var resumeData: DownloadResumeData? {
-        get { resumeBox?.data }
-        set { resumeBox = newValue.map(ResumeDataBox.init) }
+        get { resumeBox?.value }
+        set { resumeBox = newValue.map(Box.init) }
     }
     /// Out of line: most requests carry none, and every stage's frame holds a copy of the request.
-    private var resumeBox: ResumeDataBox?
+    private var resumeBox: Box<DownloadResumeData>?
     /// When and how often this request is sent again after a failure; `nil` (default) uses
     /// ``NetworkConfiguration/retryPolicy``, ``RetryPolicy/never`` turns retrying off for this request.
     public var retryPolicy: RetryPolicy? {
-        get { retryBox?.policy }
-        set { retryBox = newValue.map(RetryPolicyBox.init) }
+        get { retryBox?.value }
+        set { retryBox = newValue.map(Box.init) }
     }
     /// Out of line, like the resume data: most requests bring none, and a policy is 112 bytes.
-    private var retryBox: RetryPolicyBox?
+    private var retryBox: Box<RetryPolicy>?
     /// Whether the request carries resume data (without copying it out).
     var hasResumeData: Bool { resumeBox != nil }
     /// Which attempt this is, from 1; the retry stage (or a stage of yours that resends) counts it up.
@@ -108,20 +107,14 @@ public struct ServerRequest: Sendable {
         self.requestId = requestId
         self.requiresAuthorization = requiresAuthorization
         self.downloadDestination = downloadDestination
-        self.retryBox = retryPolicy.map(RetryPolicyBox.init)
+        self.retryBox = retryPolicy.map(Box.init)
         self.keepsPartialDownload = keepsPartialDownload
         self.resumeData = resumeData
     }
 }
 
-/// A request's resume data, kept out of line (see ``ServerRequest/resumeData``).
-private final class ResumeDataBox: Sendable {
-    let data: DownloadResumeData
-    init(_ data: DownloadResumeData) { self.data = data }
-}
-
-/// A request's retry policy, kept out of line (see ``ServerRequest/retryPolicy``).
-private final class RetryPolicyBox: Sendable {
-    let policy: RetryPolicy
-    init(_ policy: RetryPolicy) { self.policy = policy }
+/// A value of a request kept out of line (``ServerRequest/resumeData``, ``ServerRequest/retryPolicy``).
+private final class Box<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

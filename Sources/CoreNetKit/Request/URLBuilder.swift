@@ -13,7 +13,7 @@ enum URLBuilder {
     /// `base` joined to `relative` by exactly one slash, with `query` appended. Throws ``BaseServerError``
     /// `invalidRequest` when `relative` names its own scheme or host, or the result is not a valid URL.
     static func url(base: URL, relative: String, query: [(String, String)]) throws -> URL {
-        if startsWithTwoSlashes(relative) || hasScheme(relative) {
+        if relative.utf8.starts(with: "//".utf8) || hasScheme(relative) {  // `//host` names a host of its own
             throw BaseServerError.invalidRequest(
                 "the relative URL \"\(LogRedactor.redact(urlText: relative))\" may not change the scheme or host of "
                     + LogRedactor.redact(url: base))
@@ -21,8 +21,7 @@ enum URLBuilder {
         var baseText = base.absoluteString
         var relative = relative
         var encodedQuery = query.isEmpty ? "" : encode(query)
-        // Joined on the UTF-8 bytes into a right-sized string (all separators are ASCII): Character-based joining
-        // cost more than the rest of the request's encoding.
+        // Joined on UTF-8 bytes: joining Characters cost more than the rest of the request's encoding.
         if let url = recent.url(base: baseText, relative: relative, query: encodedQuery) { return url }
         let joined = baseText.withUTF8 { base in
             relative.withUTF8 { relative in
@@ -82,8 +81,8 @@ enum URLBuilder {
         }
     }
 
-    /// Whether `text` plainly starts with `scheme://host[:port]` then `/`, `?`, `#` or the end, the host made of
-    /// letters, digits, `.` and `-`; lets the usual URL skip asking Foundation for its scheme and host.
+    /// Whether `text` plainly starts with `scheme://host[:port]` then `/`, `?`, `#` or the end (host: letters, digits,
+    /// `.`, `-`), so the usual URL skips asking Foundation for its scheme and host.
     static func hasPlainSchemeAndHost(_ text: String) -> Bool {
         var bytes = text.utf8.makeIterator()
         guard let first = bytes.next(), isLetter(first) else { return false }
@@ -119,12 +118,6 @@ enum URLBuilder {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    /// Whether `string` starts with `//` (a network-path reference: a host of its own).
-    private static func startsWithTwoSlashes(_ string: String) -> Bool {
-        var bytes = string.utf8.makeIterator()
-        return bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
     }
 
     /// Whether `string` starts with `scheme:` before any `/`, `?` or `#`.
@@ -174,11 +167,8 @@ enum URLBuilder {
     }
 }
 
-/// A small direct-mapped cache of built URLs, keyed by the base URL's text, the relative URL and the encoded query.
-///
-/// A lookup is one hash, one slot and three comparisons under a lock; a miss overwrites the slot. The URL is a pure
-/// function of the three parts, so a hit equals a fresh build. Only valid URLs of at most ``longestText`` bytes are
-/// kept, so a long query (a search, a signed link) isn't held in memory after its request.
+/// A direct-mapped cache of built URLs keyed by base text, relative URL and encoded query (the URL is a pure function
+/// of them); a miss overwrites the slot. Only texts up to ``longestText`` bytes are kept, so long queries aren't held.
 final class RecentURLs: Sendable {
     static let capacity = 64
     /// The longest text remembered (the three parts together), in UTF-8 bytes.
@@ -208,8 +198,8 @@ final class RecentURLs: Sendable {
         slots.withLock { $0[index] = Slot(base: base, relative: relative, query: query, url: url) }
     }
 
-    /// The slot of the three parts; `nil` when too long to remember. FNV-1a, not `Hasher`: a slot is only a hint (a
-    /// hit compares all parts), so a seeded hash buys nothing and cost four times as much.
+    /// The slot of the three parts; `nil` when too long. FNV-1a: a hit compares all parts, so a seeded `Hasher` buys
+    /// nothing and cost four times as much.
     private static func slot(_ base: String, _ relative: String, _ query: String) -> Int? {
         guard base.utf8.count + relative.utf8.count + query.utf8.count <= longestText else { return nil }
         let hash = fnv1a(query, fnv1a(relative, fnv1a(base, 0xcbf2_9ce4_8422_2325)))

@@ -70,17 +70,15 @@ public struct ServerResponse: Sendable {
     /// return ServerResponse(statusCode: 200, data: Data(#"{"id": 1}"#.utf8), for: request)
     /// ```
     public init(statusCode: Int, headers: HTTPHeaders = [:], data: Data = Data(), for request: ServerRequest) {
-        let url = (try? RequestEncoder.url(of: request, encoder: JSONEncoder())) ?? request.baseUrl
+        let url = (try? request.url(encoder: JSONEncoder())) ?? request.baseUrl
         self.init(
             statusCode: statusCode, headers: headers, data: data,
             transportRequest: TransportRequest(method: request.method, url: url, headers: HTTPHeaders(request.headers)))
     }
 
-    /// The body parsed as JSON, again on each call (no cache, so responses never read as JSON cost nothing): keep the
-    /// result to reuse it.
+    /// The body parsed as JSON, again on each call: keep the result to reuse it.
     ///
-    /// Throws ``BaseServerError`` with code ``BaseServerError/Code-swift.struct/cantMapping`` when the body is not
-    /// JSON.
+    /// Throws ``BaseServerError`` ``BaseServerError/Code-swift.struct/cantMapping`` when the body is not JSON.
     public func json() throws -> JSON {
         do {
             return try JSON(data: data)
@@ -107,9 +105,11 @@ extension UInt8 {
 }
 
 /// A model for responses without a body (`204 No Content`, `HEAD`).
-public struct EmptyResponse: Decodable, Sendable, Hashable {
+public struct EmptyResponse: Decodable, Sendable, Hashable, EmptyResponseRepresentable {
     /// Creates the empty model.
     public init() {}
+
+    public static var empty: EmptyResponse { EmptyResponse() }
 }
 
 /// A model standing for an empty body: the default mapping returns ``empty`` for an empty body or status 204.
@@ -118,17 +118,12 @@ public protocol EmptyResponseRepresentable {
     static var empty: Self { get }
 }
 
-extension EmptyResponse: EmptyResponseRepresentable {
-    public static var empty: EmptyResponse { EmptyResponse() }
-}
-
 /// The default mapping of a response body to a model.
 enum ModelDecoding {
     static let keyPathKey = CodingUserInfoKey(rawValue: "CoreNetKit.keyPath")!
 
     static func decode<Model>(
-        _ type: Model.Type, from response: ServerResponse, keyPath: String?,
-        decoder: JSONDecoder
+        _ type: Model.Type, from response: ServerResponse, keyPath: String?, decoder: JSONDecoder
     ) throws -> Model {
         if let fileURL = response.downloadedFileURL {
             if Model.self == DownloadedFile.self { return try DownloadedFile(fileURL, response: response) as! Model }
@@ -164,8 +159,7 @@ enum ModelDecoding {
 
     /// Decodes `T`, which is `Model`, as `Model`: returning `T` through the opened existential would box and recast it.
     private static func decodeValue<T: Decodable, Model>(
-        _ type: T.Type, as model: Model.Type, data: Data, keyPath: String?,
-        decoder: JSONDecoder
+        _ type: T.Type, as model: Model.Type, data: Data, keyPath: String?, decoder: JSONDecoder
     ) throws -> Model {
         guard let keyPath, !keyPath.isEmpty else { return try decoder.decode(T.self, from: data) as! Model }
         return try decodeValue(type, data: data, under: keyPath, decoder: decoder) as! Model
@@ -190,10 +184,9 @@ enum ModelDecoding {
         let requested = keyPath ?? "<root>"
         switch error {
         case .keyNotFound(let key, let context):
-            let path = render(context.codingPath + [key])
             return .cantMapping(
-                keyPath: path, reason: "the key \"\(key.stringValue)\" is missing (reading \"\(requested)\")",
-                underlying: error)
+                keyPath: render(context.codingPath + [key]),
+                reason: "the key \"\(key.stringValue)\" is missing (reading \"\(requested)\")", underlying: error)
         case .typeMismatch(let type, let context):
             return .cantMapping(
                 keyPath: render(context.codingPath, or: requested),

@@ -9,16 +9,12 @@
 import Dispatch
 
 extension DispatchQueue {
-    /// Runs `work` on this queue and returns its result to the awaiting Task (the cache adapters' own queues).
-    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in self.async { continuation.resume(returning: work()) } }
-    }
-
-    /// Runs `work` on this queue and returns its result, or throws its error, to the awaiting Task (blocking work kept
-    /// off the cooperative pool).
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            self.async { continuation.resume(with: Result { try work() }) }
+    /// Runs `work` on this queue and returns its result, or throws its error, to the awaiting Task (the cache adapters'
+    /// own queues; blocking work kept off the cooperative pool).
+    func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+            self.async { continuation.resume(returning: Result(catching: work)) }
         }
+        return try result.get()
     }
 }

@@ -1,11 +1,10 @@
-//===----------------------------------------------------------------------===//
 //
 // This source file is part of the CoreNetKit open source project
 //
 // Copyright (c) 2026 the CoreNetKit project authors
+// Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-//===----------------------------------------------------------------------===//
 
 import Foundation
 
@@ -24,22 +23,15 @@ public enum JSON: Sendable, Hashable {
     case object([String: JSON])
 
     /// The value under `key` when this is an object, else `nil`.
-    public subscript(key: String) -> JSON? {
-        if case .object(let object) = self { return object[key] }
-        return nil
-    }
+    public subscript(key: String) -> JSON? { if case .object(let object) = self { object[key] } else { nil } }
 
     /// The element at `index` when this is an array and the index is in range, else `nil`.
     public subscript(index: Int) -> JSON? {
-        if case .array(let array) = self, array.indices.contains(index) { return array[index] }
-        return nil
+        if case .array(let array) = self, array.indices.contains(index) { array[index] } else { nil }
     }
 
     /// The string when this is a string, else `nil`.
-    public var stringValue: String? {
-        if case .string(let s) = self { return s }
-        return nil
-    }
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     /// The number as an `Int` when this is an integral number, else `nil`.
     public var intValue: Int? {
         switch self {
@@ -57,15 +49,10 @@ public enum JSON: Sendable, Hashable {
         }
     }
     /// The Boolean when this is a Boolean, else `nil`.
-    public var boolValue: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
-    }
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
 
     /// Parses JSON text; throws `DecodingError` when `data` is not valid JSON.
-    public init(data: Data) throws {
-        self = try JSONDecoder().decode(JSON.self, from: data)
-    }
+    public init(data: Data) throws { self = try JSONDecoder().decode(JSON.self, from: data) }
 
     /// The compact JSON text of this value.
     public func encoded() throws -> Data { try JSONEncoder().encode(self) }

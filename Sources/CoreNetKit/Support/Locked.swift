@@ -14,10 +14,9 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a lock: the only place the library keeps shared mutable state.
-///
-/// One allocation holding value and lock (an `NSLock` would be a second object); copies share it. The closure
-/// passed to ``withLock(_:)`` must be short and synchronous and must not call out to user code.
+/// A value guarded by a lock, where the library keeps shared mutable state; one allocation (an `NSLock` would be a
+/// second object), shared by copies. The closure passed to ``withLock(_:)`` must be short, synchronous, and must not
+/// call out to user code.
 struct Locked<Value>: @unchecked Sendable {
     // safe: the value is read and written only between `lock()` and `unlock()` of `storage`'s lock
     private let storage: LockedStorage<Void, Value>
@@ -33,14 +32,11 @@ struct Locked<Value>: @unchecked Sendable {
     }
 
     /// Whether `other` is this lock (a copy of it), not just one holding an equal value.
-    func isSame(as other: Locked) -> Bool {
-        storage === other.storage
-    }
+    func isSame(as other: Locked) -> Bool { storage === other.storage }
 }
 
-/// Constants and a locked state in one allocation with their lock, for per-request objects (a class holding a
-/// ``Locked`` would be two). Copies share the object. A struct because only `ManagedBuffer` tail-allocates, and a
-/// `ManagedBuffer` subclass cannot be `Sendable`: this struct is its `Sendable` handle.
+/// Constants and a locked state in one allocation with their lock, for per-request objects; copies share it. A struct:
+/// a `ManagedBuffer` subclass cannot be `Sendable`, so this is its `Sendable` handle.
 struct LockedObject<Constants, State>: @unchecked Sendable {
     // safe: `State` is read and written only between `lock()` and `unlock()` of `storage`'s lock;
     // `Constants` is written once, when the object is made, before any copy of it is shared
@@ -51,7 +47,6 @@ struct LockedObject<Constants, State>: @unchecked Sendable {
         storage = LockedStorage.create { LockedFields(constants: constants(), state: state()) }
     }
 
-    /// Runs `body` with the state under the lock.
     @inline(__always)
     func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
         try storage.withLockedState { _, state in try body(&state) }
@@ -74,10 +69,8 @@ struct LockedFields<Constants, State> {
 
 /// One allocation: the fields as the header, the lock as the one tail element.
 final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constants, State>, PlatformLock> {
-    /// The storage, its fields built in place by `fields`.
     static func create(_ fields: () -> LockedFields<Constants, State>) -> LockedStorage {
         let buffer = create(minimumCapacity: 1) { _ in fields() }
-        // The header is initialised; the lock lives in the element storage.
         buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
         return unsafeDowncast(buffer, to: LockedStorage.self)
     }
@@ -91,8 +84,8 @@ final class LockedStorage<Constants, State>: ManagedBuffer<LockedFields<Constant
         }
     }
 
-    /// The constants in `fields`: its first stored property, so at its start (stored properties are laid out in
-    /// declaration order, and memory bound to a struct is bound to its properties' types too).
+    /// The constants in `fields`: its first stored property, so at its start (memory bound to a struct is bound to
+    /// its properties' types too).
     @inline(__always)
     static func constants(in fields: UnsafeMutablePointer<LockedFields<Constants, State>>) -> UnsafePointer<Constants> {
         UnsafeRawPointer(fields).assumingMemoryBound(to: Constants.self)

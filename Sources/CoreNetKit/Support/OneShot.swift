@@ -5,36 +5,26 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
-/// A result that is set once and awaited once: the library's one one-shot waiter.
+/// A result that is set once and awaited once: the library's one one-shot waiter. Copies share it.
 ///
 /// The first `resume(_:)` wins; later ones are ignored. The waiter (`set(_:)` or `value`) may come before or after
 /// the result; a result already there is taken without suspending (`completedResult`). The lock and `done` let
 /// exactly one `resume(_:)` reach the checked continuation.
-typealias OneShot<Value: Sendable> = Locked<OneShotState<Value>>
-
-struct OneShotState<Value: Sendable>: OneShotStorage {
-    var continuation: CheckedContinuation<Value, any Error>?
-    var early: Result<Value, any Error>?
-    var done = false
-}
-
-/// What a `Locked` needs to be a one-shot waiter.
-protocol OneShotStorage {
-    associatedtype Value: Sendable
-    var continuation: CheckedContinuation<Value, any Error>? { get set }
-    var early: Result<Value, any Error>? { get set }
-    var done: Bool { get set }
-    init()
-}
-
-extension Locked where Value: OneShotStorage {
-    init() {
-        self.init(Value())
+struct OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var early: Result<Value, any Error>?
+        var done = false
     }
 
+    private let state = Locked(State())
+
+    /// Whether `other` is this waiter (a copy of it).
+    func isSame(as other: OneShot) -> Bool { state.isSame(as: other.state) }
+
     /// Hands the result to `continuation`, at once if it is already there.
-    func set(_ continuation: CheckedContinuation<Value.Value, any Error>) {
-        let early: Result<Value.Value, any Error>? = withLock { state in
+    func set(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early: Result<Value, any Error>? = state.withLock { state in
             if let early = state.early {
                 state.early = nil
                 return early
@@ -46,8 +36,8 @@ extension Locked where Value: OneShotStorage {
     }
 
     /// Sets the result; ignored after the first call.
-    func resume(_ result: Result<Value.Value, any Error>) {
-        let continuation: CheckedContinuation<Value.Value, any Error>? = withLock { state in
+    func resume(_ result: Result<Value, any Error>) {
+        let continuation: CheckedContinuation<Value, any Error>? = state.withLock { state in
             guard !state.done else { return nil }
             state.done = true
             if let continuation = state.continuation {
@@ -61,15 +51,15 @@ extension Locked where Value: OneShotStorage {
     }
 
     /// The result if it is already there and nobody waits for it; taking it consumes it.
-    var completedResult: Result<Value.Value, any Error>? {
-        withLock { state in
+    private var completedResult: Result<Value, any Error>? {
+        state.withLock { state in
             defer { state.early = nil }
             return state.early
         }
     }
 
     /// The result, awaited (once).
-    var value: Value.Value {
+    var value: Value {
         get async throws {
             if let done = completedResult { return try done.get() }
             return try await withCheckedThrowingContinuation { set($0) }
