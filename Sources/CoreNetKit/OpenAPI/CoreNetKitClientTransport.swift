@@ -80,9 +80,8 @@ public struct CoreNetKitClientTransport: ClientTransport {
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let files = TemporaryFiles()
-        var serverRequest: ServerRequest
+        var serverRequest = Self.serverRequest(request, baseURL: baseURL, getCachePolicy: getCachePolicy)
         do {
-            serverRequest = Self.serverRequest(request, baseURL: baseURL, getCachePolicy: getCachePolicy)
             if let body {
                 try await Self.attach(
                     body, to: &serverRequest, maximumBodySize: maximumBodySize, files: files,
@@ -127,15 +126,9 @@ public struct CoreNetKitClientTransport: ClientTransport {
     }
 
     static func serverRequest(_ request: HTTPRequest, baseURL: URL, getCachePolicy: CachePolicy) -> ServerRequest {
-        var headers: [String: String] = [:]
-        for field in request.headerFields where field.name != .contentLength {
-            let name = field.name.canonicalName
-            if let existing = headers[name] {
-                headers[name] = existing + (field.name == .cookie ? "; " : ", ") + field.value
-            } else {
-                headers[name] = field.value
-            }
-        }
+        // Repeated fields joined as `HTTPHeaders.dictionary` joins them (`Cookie` with "; ").
+        let fields = request.headerFields.filter { $0.name != .contentLength }
+        let headers = HTTPHeaders(fields.map { (name: $0.name.canonicalName, value: $0.value) }).dictionary
         let method = HTTPMethod(rawValue: request.method.rawValue)
         return ServerRequest(
             method: method, baseUrl: baseURL, relativeUrl: request.path ?? "", headers: headers,

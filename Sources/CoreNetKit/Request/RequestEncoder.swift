@@ -75,30 +75,19 @@ enum RequestEncoder {
         switch request.parameters {
         case .none:
             break
-        case .query(let parameters):
+        case .query(let parameters),
+            .formURLEncoded(let parameters) where inQuery:
             parts.query = URLBuilder.items(parameters)
         case .formURLEncoded(let parameters):
-            if inQuery {
-                parts.query = URLBuilder.items(parameters)
-            } else {
-                parts.body = Data(URLBuilder.encode(URLBuilder.items(parameters)).utf8)
-                parts.contentType = "application/x-www-form-urlencoded; charset=utf-8"
-            }
-        case .jsonObject(let json):
-            if inQuery {
-                parts.query = try flatten(json)
-            } else {
-                parts.body = try encodeJSON(json, encoder)
-                parts.contentType = "application/json; charset=utf-8"
-            }
-        case .json(let value):
-            let data = try encodeJSON(value, encoder)
-            if inQuery {
-                parts.query = try flatten(try JSON(data: data))
-            } else {
-                parts.body = data
-                parts.contentType = "application/json; charset=utf-8"
-            }
+            parts.body = Data(URLBuilder.encode(URLBuilder.items(parameters)).utf8)
+            parts.contentType = "application/x-www-form-urlencoded; charset=utf-8"
+        case .jsonObject(let json) where inQuery:
+            parts.query = try flatten(json)
+        case .json(let value) where inQuery:
+            parts.query = try flatten(try JSON(data: encodeJSON(value, encoder)))
+        case .json(let value as any Encodable), .jsonObject(let value as any Encodable):
+            parts.body = try encodeJSON(value, encoder)
+            parts.contentType = "application/json; charset=utf-8"
         case .multipart(let form):
             guard !inQuery else {
                 throw BaseServerError.invalidRequest(
