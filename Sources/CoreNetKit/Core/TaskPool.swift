@@ -126,25 +126,8 @@ public final class TaskPool: Sendable {
         _ = removed  // released outside the lock: the entry holds the whole request
     }
 
-    /// `request-<number>`, written digit by digit (an interpolation costs several times more).
-    static func generatedId(_ number: Int) -> String {
-        var digits = 1
-        var rest = number / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        return String(unsafeUninitializedCapacity: 8 + digits) { buffer in
-            let prefix: StaticString = "request-"
-            buffer.baseAddress!.initialize(from: prefix.utf8Start, count: 8)
-            var rest = number
-            for position in stride(from: 8 + digits - 1, through: 8, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            return 8 + digits
-        }
-    }
+    /// `request-<number>`.
+    static func generatedId(_ number: Int) -> String { "request-" + String(number) }
 
     /// The number of an id ``generatedId(_:)`` made, or `nil`.
     static func generatedNumber(_ id: String) -> Int? {
