@@ -16,8 +16,8 @@ protocol DeadlineTarget: Sendable {
 }
 
 /// One Dispatch timer for the deadlines of every request on the system clock, so a request needs no Task or timer of
-/// its own: an entry in a min-heap, armed on the earliest, removed when the request ends. Generic over its targets so a
-/// slot holds the target itself (a reference), not an existential whose every move goes through value witnesses.
+/// its own: an entry in a min-heap, armed on the earliest, removed when the request ends. Generic over its targets so it
+/// holds the target itself (a reference), not an existential whose every move goes through value witnesses.
 final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
     // safe: `timer` is set once in `init`, then only rescheduled under `state`'s lock (`dispatch_source_set_timer` is
     // thread-safe); everything else is in `state`.
@@ -27,48 +27,18 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
         let due: Duration
         let id: UInt64
     }
-    /// Where a target waits: ids name a slot and its generation, so a slot is reused at once and no id is hashed.
-    private struct Slot {
-        var generation: UInt32 = 0
-        var target: Target?
-    }
     private struct State {
         /// A min-heap by `due`; entries whose target left stay until they come up (or a compaction).
         var heap: [Entry] = []
-        var slots: [Slot] = []
-        var free: [Int] = []
-        var waiting = 0
+        /// The targets still waiting, by id.
+        var targets: [UInt64: Target] = [:]
+        var lastId: UInt64 = 0
         var armedAt: Duration?
 
         mutating func add(_ target: Target) -> UInt64 {
-            let index: Int
-            if let reused = free.popLast() {
-                index = reused
-            } else {
-                index = slots.count
-                slots.append(Slot())
-            }
-            slots[index].target = target
-            waiting += 1
-            return UInt64(slots[index].generation) << 32 | UInt64(index)
-        }
-
-        /// The target of `id` if it still waits, taken out of its slot.
-        mutating func take(_ id: UInt64) -> Target? {
-            let index = Int(id & 0xFFFF_FFFF)
-            guard index < slots.count, slots[index].generation == UInt32(id >> 32),
-                let target = slots[index].target
-            else { return nil }
-            slots[index].target = nil
-            slots[index].generation &+= 1
-            free.append(index)
-            waiting -= 1
-            return target
-        }
-
-        static func isWaiting(_ id: UInt64, in slots: [Slot]) -> Bool {
-            let index = Int(id & 0xFFFF_FFFF)
-            return slots[index].generation == UInt32(id >> 32) && slots[index].target != nil
+            lastId += 1
+            targets[lastId] = target
+            return lastId
         }
     }
     /// Deadlines are compared on the system clock (durations since its epoch); Dispatch is only told how long to wait.
@@ -76,7 +46,7 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
     /// The counts of entries waiting and of heap slots (cancelled entries included), for tests.
-    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.waiting, $0.heap.count) } }
+    var counts: (waiting: Int, heap: Int) { state.withLock { ($0.targets.count, $0.heap.count) } }
 
     init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "CoreNetKit.deadlines"))
@@ -109,10 +79,10 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
     /// Removes the entry `id`, if it has not fired yet.
     func cancel(_ id: UInt64) {
         state.withLock { state in
-            guard state.take(id) != nil else { return }
-            if state.heap.count > 2 * state.waiting + 1024 {
-                let slots = state.slots
-                state.heap.removeAll { !State.isWaiting($0.id, in: slots) }
+            guard state.targets.removeValue(forKey: id) != nil else { return }
+            if state.heap.count > 2 * state.targets.count + 1024 {
+                let targets = state.targets
+                state.heap.removeAll { targets[$0.id] == nil }
                 state.heap.sort { $0.due < $1.due }  // a sorted array is a min-heap
             }
         }
@@ -124,7 +94,7 @@ final class DeadlineScheduler<Target: DeadlineTarget>: @unchecked Sendable {
             var due: [Target] = []
             while let first = state.heap.first, first.due <= now {
                 Self.popFirst(from: &state.heap)
-                if let target = state.take(first.id) { due.append(target) }
+                if let target = state.targets.removeValue(forKey: first.id) { due.append(target) }
             }
             state.armedAt = nil
             if let next = state.heap.first { arm(&state, at: next.due, now: now) }
