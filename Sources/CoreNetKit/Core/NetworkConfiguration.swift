@@ -24,21 +24,8 @@ import FoundationNetworking
 /// NetworkConfiguration.default.logger = PrintNetworkLogger()
 /// ```
 public struct NetworkConfiguration: Sendable {
-    /// Copy-on-write: a request copies its configuration several times, each copy then one reference, not ~440 bytes.
-    private var storage: Storage
-
-    private var mutableStorage: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(values: storage.values) }
-            return storage
-        }
-    }
-
     /// Sends requests; ``URLSessionTransport`` by default.
-    public var transport: any Transport {
-        get { storage.values.transport }
-        set { mutableStorage.values.transport = newValue }
-    }
+    public var transport: any Transport
 
     /// Prepare every request, in order; by default ``DefaultHeadersPreparator``.
     ///
@@ -61,62 +48,35 @@ public struct NetworkConfiguration: Sendable {
         set { setStage(ResponseValidationInterceptor(validators: validators, errorMappers: newValue)) }
     }
     /// Decodes models in the default mapping.
-    public var decoder: JSONDecoder {
-        get { storage.values.decoder }
-        set { mutableStorage.values.decoder = newValue }
-    }
+    public var decoder: JSONDecoder
     /// Encodes `.json` parameters.
-    public var encoder: JSONEncoder {
-        get { storage.values.encoder }
-        set { mutableStorage.values.encoder = newValue }
-    }
+    public var encoder: JSONEncoder
     /// Receives request and response log entries; `nil` logs nothing.
-    public var logger: (any NetworkLogger)? {
-        get { storage.values.logger }
-        set { mutableStorage.values.logger = newValue }
-    }
+    public var logger: (any NetworkLogger)?
     /// The queue context handlers run on; `.main` by default.
     ///
     /// That is the main *queue*: on Linux under an async `main` another thread drains it (`Thread.isMainThread` is
     /// `false`). Set your own if nothing drains it.
-    public var callbackQueue: DispatchQueue {
-        get { storage.values.callbackQueue }
-        set { mutableStorage.values.callbackQueue = newValue }
-    }
+    public var callbackQueue: DispatchQueue
     /// The deadline, in seconds, of requests that set none (60 by default): it bounds the whole exchange on every
     /// transport, from the first byte sent to the last body byte read (slow headers, a stalled or trickled body, a
     /// lying `Content-Length`, endless `1xx`), ending it in ``BaseServerError/Code-swift.struct/timeout`` with the
     /// connection closed.
     ///
     /// `.infinity` (here or on ``ServerRequest/timeout``) sets none, for a long stream read under ``idleTimeout``.
-    public var timeout: TimeInterval {
-        get { storage.values.timeout }
-        set { mutableStorage.values.timeout = newValue }
-    }
+    public var timeout: TimeInterval
     /// The longest silence allowed between two pieces of a response (its head, then each body chunk), in seconds; `nil`
     /// (the default) sets none. Set it with `timeout: .infinity` to read a long stream that must never stall.
-    public var idleTimeout: TimeInterval? {
-        get { storage.values.idleTimeout }
-        set { mutableStorage.values.idleTimeout = newValue }
-    }
+    public var idleTimeout: TimeInterval?
     /// The most bytes of a response body collected into memory, counted after decompression; 64 MiB by default.
     ///
     /// A larger body ends in ``BaseServerError/Code-swift.struct/responseTooLarge`` with the connection closed.
-    public var maximumResponseBodySize: Int {
-        get { storage.values.maximumResponseBodySize }
-        set { mutableStorage.values.maximumResponseBodySize = newValue }
-    }
+    public var maximumResponseBodySize: Int
     /// The most bytes a download to a file (``ServerRequest/downloadDestination``) may have;
     /// `nil` (the default) sets no limit. Past it, ``BaseServerError/Code-swift.struct/responseTooLarge``.
-    public var maximumDownloadSize: Int64? {
-        get { storage.values.maximumDownloadSize }
-        set { mutableStorage.values.maximumDownloadSize = newValue }
-    }
+    public var maximumDownloadSize: Int64?
     /// Where requests in flight are registered.
-    public var taskPool: TaskPool {
-        get { storage.values.taskPool }
-        set { mutableStorage.values.taskPool = newValue }
-    }
+    public var taskPool: TaskPool
     /// Stores responses for each request's ``CachePolicy``; `nil` (the default) caches nothing.
     ///
     /// See ``DiskCacheAdapter`` and ``UrlCacheAdapter``. The setting of the ``CacheInterceptor`` in ``interceptors``:
@@ -135,10 +95,7 @@ public struct NetworkConfiguration: Sendable {
     }
     /// Observe every request of this configuration (metrics, tracing, debugging); empty by default, so a request pays
     /// nothing for monitoring. See ``NetworkEventMonitor``.
-    public var monitors: [any NetworkEventMonitor] {
-        get { storage.values.monitors }
-        set { mutableStorage.values.monitors = newValue }
-    }
+    public var monitors: [any NetworkEventMonitor]
     /// When and how often failed requests are sent again; `nil` (the default) retries only the requests that bring
     /// their own ``ServerRequest/retryPolicy``.
     ///
@@ -156,39 +113,27 @@ public struct NetworkConfiguration: Sendable {
     /// turns its feature off (its setting then reads empty). Append your own ``Interceptor`` to run it right before the
     /// transport (after the token is added, once per attempt), or place it before a built-in one with
     /// `interceptors.insert(_:before:)`.
-    public var interceptors: [any Interceptor] {
-        get { storage.values.interceptors }
-        set { mutableStorage.values.interceptors = newValue }
-    }
+    public var interceptors: [any Interceptor]
     /// Where the library reads the time and waits: cache dates, back-off, stub latency,
     /// progress throttling. ``SystemClock`` by default; tests use a ``ManualClock``.
-    public var clock: any NetworkClock {
-        get { storage.values.clock }
-        set { mutableStorage.values.clock = newValue }
-    }
+    public var clock: any NetworkClock
     /// Freshness from `Last-Modified` for cached responses without `max-age` or `Expires` (used by
     /// ``CachePolicy/cacheIfFreshElseServer``); `nil` (the default) treats them as stale, so always revalidated.
-    public var heuristicFreshness: HeuristicFreshness? {
-        get { storage.values.heuristicFreshness }
-        set { mutableStorage.values.heuristicFreshness = newValue }
-    }
+    public var heuristicFreshness: HeuristicFreshness?
     /// Where cookies are kept; `nil` (the default) keeps and sends none.
     ///
     /// Otherwise every request, on every transport, gets the `Cookie` header of the matching stored cookies (RFC 6265:
     /// domain, path, `Secure`, expiry by ``clock``; not port) and every response's `Set-Cookie` fields are stored. See
     /// <doc:Cookies>.
-    public var cookieStorage: HTTPCookieStorage? {
-        get { storage.values.cookieStorage }
-        set { mutableStorage.values.cookieStorage = newValue }
-    }
+    public var cookieStorage: HTTPCookieStorage?
 
     private func stage<Stage: Interceptor>(_ type: Stage.Type) -> Stage? {
-        storage.values.interceptors.first { $0 is Stage } as? Stage
+        interceptors.first { $0 is Stage } as? Stage
     }
 
     /// Replaces the first stage of its type, or inserts it in its standard place; `nil` or an off stage removes it.
     private mutating func setStage<Stage: BuiltInStage>(_ stage: Stage?) {
-        var stages = storage.values.interceptors
+        var stages = interceptors
         let index = stages.firstIndex { $0 is Stage }
         switch (stage.flatMap { $0.isOff ? nil : $0 }, index) {
         case (let stage?, let index?): stages[index] = stage
@@ -196,7 +141,7 @@ public struct NetworkConfiguration: Sendable {
         case (nil, let index?): stages.remove(at: index)
         case (nil, nil): return
         }
-        mutableStorage.values.interceptors = stages
+        interceptors = stages
     }
 
     /// Creates a configuration; every argument has the default described on its property.
@@ -232,13 +177,21 @@ public struct NetworkConfiguration: Sendable {
         // A built-in stage among `interceptors` takes the place of the one made from its setting.
         let given = Set(interceptors.map { ObjectIdentifier(type(of: $0)) })
         let stages = builtIn.filter { !$0.isOff && !given.contains(ObjectIdentifier(type(of: $0))) }
-        self.storage = Storage(
-            values: Values(
-                transport: transport ?? Self.sharedTransport, decoder: decoder, encoder: encoder, logger: logger,
-                callbackQueue: callbackQueue, timeout: timeout, idleTimeout: idleTimeout,
-                maximumResponseBodySize: maximumResponseBodySize, maximumDownloadSize: maximumDownloadSize,
-                taskPool: taskPool, monitors: monitors, interceptors: stages + interceptors, clock: clock,
-                heuristicFreshness: heuristicFreshness, cookieStorage: cookieStorage))
+        self.transport = transport ?? Self.sharedTransport
+        self.decoder = decoder
+        self.encoder = encoder
+        self.logger = logger
+        self.callbackQueue = callbackQueue
+        self.timeout = timeout
+        self.idleTimeout = idleTimeout
+        self.maximumResponseBodySize = maximumResponseBodySize
+        self.maximumDownloadSize = maximumDownloadSize
+        self.taskPool = taskPool
+        self.monitors = monitors
+        self.interceptors = stages + interceptors
+        self.clock = clock
+        self.heuristicFreshness = heuristicFreshness
+        self.cookieStorage = cookieStorage
     }
 
     private static let shared = Locked(NetworkConfiguration())
@@ -249,30 +202,5 @@ public struct NetworkConfiguration: Sendable {
     public static var `default`: NetworkConfiguration {
         get { shared.withLock { $0 } }
         set { shared.withLock { $0 = newValue } }
-    }
-
-    private final class Storage: @unchecked Sendable {
-        // safe: changed only through `mutableStorage` while uniquely owned; shared storage is only read.
-        var values: Values
-
-        init(values: Values) { self.values = values }
-    }
-
-    private struct Values {
-        var transport: any Transport
-        var decoder: JSONDecoder
-        var encoder: JSONEncoder
-        var logger: (any NetworkLogger)?
-        var callbackQueue: DispatchQueue
-        var timeout: TimeInterval
-        var idleTimeout: TimeInterval?
-        var maximumResponseBodySize: Int
-        var maximumDownloadSize: Int64?
-        var taskPool: TaskPool
-        var monitors: [any NetworkEventMonitor]
-        var interceptors: [any Interceptor]
-        var clock: any NetworkClock
-        var heuristicFreshness: HeuristicFreshness?
-        var cookieStorage: HTTPCookieStorage?
     }
 }
