@@ -85,7 +85,10 @@ enum RequestEncoder {
             parts.query = try flatten(json)
         case .json(let value) where inQuery:
             parts.query = try flatten(try JSON(data: encodeJSON(value, encoder)))
-        case .json(let value as any Encodable), .jsonObject(let value as any Encodable):
+        case .jsonObject(let json):
+            parts.body = try encodeJSON(json, encoder)
+            parts.contentType = "application/json; charset=utf-8"
+        case .json(let value):
             parts.body = try encodeJSON(value, encoder)
             parts.contentType = "application/json; charset=utf-8"
         case .multipart(let form):
