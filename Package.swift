@@ -93,7 +93,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging", "Postgres"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
-                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                // AsyncHTTPClient's own dependency: its transport reads the client's tracer.
+                .product(
+                    name: "Tracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing", "AsyncHTTPClient"])),
                 .product(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),

@@ -12,6 +12,10 @@ import CoreNetKitTestServer
 import Foundation
 import Testing
 
+#if Tracing
+import InMemoryTracing
+#endif
+
 @testable import CoreNetKit
 
 /// AsyncHTTPClientTransport's own exchange (the client's delegate API): a compressed part is
@@ -90,6 +94,20 @@ import Testing
             #expect(first.failureCode == .responseTooLarge)
             #expect(second.failureCode == .responseTooLarge)
         }
+    }
+
+    /// With no tracer bootstrapped, a configuration's tracer is the no-op one, for which AsyncHTTPClient still starts a
+    /// span per request: the transport's configurations carry none instead. A tracer of yours is kept.
+    @Test func aNoOpTracerIsDroppedAndATracerOfYoursKept() {
+        #expect(AsyncHTTPClientTransport.defaultConfiguration().tracing.tracer == nil)
+        let plain = HTTPClient.Configuration()
+        #expect(plain.tracing.tracer != nil)
+        #expect(AsyncHTTPClientTransport.withoutNoOpTracer(plain).tracing.tracer == nil)
+        #if Tracing
+        var yours = HTTPClient.Configuration()
+        yours.tracing.tracer = InMemoryTracer()
+        #expect(AsyncHTTPClientTransport.withoutNoOpTracer(yours).tracing.tracer is InMemoryTracer)
+        #endif
     }
 }
 #endif
