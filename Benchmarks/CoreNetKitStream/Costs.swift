@@ -12,7 +12,7 @@
 //     swift run -c release --traits AsyncHTTPClient corenetkit-stream costs
 //     swift run -c release --traits AsyncHTTPClient corenetkit-stream costs "raw URLSession" 8
 //
-// The second form runs one way at one concurrency, twenty rounds: a process to profile with
+// The second form runs one way (or several, separated by commas) at one concurrency, twenty rounds: a process to profile with
 // `perf record -g -p PID` (the ways are "raw AsyncHTTPClient", "CoreNetKit +
 // AsyncHTTPClientTransport", "raw HTTPClient.shared", "CoreNetKit + AsyncHTTPClientTransport
 // on HTTPClient.shared", "raw URLSession", "CoreNetKit + URLSessionTransport").
@@ -116,7 +116,7 @@ func measureCosts(base: URL, concurrency: Int, rounds: Int = 9, only: String? = 
             }
         ),
     ]
-    let ways = all.filter { only == nil || $0.0 == only }
+    let ways = all.filter { way in only.map { $0.split(separator: ",").contains { $0 == way.0 } } ?? true }
     let total = concurrency == 1 ? 1000 : 2000
     var rows: [String: [(wall: Double, cpu: Double, switches: Double)]] = [:]
     for round in 0..<(rounds + 1) {

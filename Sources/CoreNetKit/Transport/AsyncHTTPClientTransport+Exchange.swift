@@ -82,6 +82,14 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         } catch {
             return events.fail(AsyncHTTPClientTransport.map(error))
         }
+        // Started on one of the client's event loops: the client then calls the delegate on that loop and prefers a
+        // connection on it, and its bookkeeping (the pool, the task's future) is done there, not hopped to from here.
+        let loop = transport.client.eventLoopGroup.any()
+        guard loop.inEventLoop else { return loop.execute { [self] in start(clientRequest) } }
+        start(clientRequest)
+    }
+
+    private func start(_ clientRequest: HTTPClient.Request) {
         let task = transport.client.execute(request: clientRequest, delegate: self, eventLoop: .indifferent)
         // The task's result, not the delegate: a shut-down client fails the task without calling the delegate.
         task.futureResult.whenComplete { [self] result in completed(result) }
