@@ -162,7 +162,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     /// Runs `serverRequest` through the pipeline; a policy that reads the cache goes through `answerReadingCache`.
     @inline(__always)
     private func run(
-        _ serverRequest: consuming ServerRequest, configuration: NetworkConfiguration, requestId: String,
+        _ serverRequest: consuming ServerRequest, configuration: consuming NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?
     ) async -> ContextOutcome {
         guard serverRequest.cachePolicy == .serverOnly else {
@@ -170,7 +170,7 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
                 serverRequest, configuration: configuration, requestId: requestId, broadcast: broadcast)
         }
         return await RequestPipeline.run(
-            self, serverRequest, configuration: configuration, requestId: requestId, broadcast: broadcast
+            self, serverRequest, configuration: consume configuration, requestId: requestId, broadcast: broadcast
         ).0
     }
 
@@ -196,7 +196,8 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
             request: serverRequest, startedAt: configuration.clock.currentDate
         ) { id, number in ((id, number), member) }
         defer { pool.removeGenerated(number) }
-        let result = await run(consume serverRequest, configuration: configuration, requestId: id, broadcast: nil)
+        let result = await run(
+            consume serverRequest, configuration: consume configuration, requestId: id, broadcast: nil)
         member.detach()
         if Task.isCancelled {
             var cancelled = BaseServerError.cancelled

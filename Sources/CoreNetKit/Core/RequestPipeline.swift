@@ -21,7 +21,7 @@ enum RequestPipeline {
     ///   when the chain failed.
     static func run<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest,
-        configuration: NetworkConfiguration,
+        configuration: consuming NetworkConfiguration,
         requestId: String, broadcast: RequestBroadcast?
     ) async -> (ContextOutcome, fromCache: Bool) {
         let transfer = needsTransfer(serverRequest) ? RequestTransfer(clock: configuration.clock) : nil
@@ -35,8 +35,9 @@ enum RequestPipeline {
                 interceptors: configuration.interceptors, clock: configuration.clock, encoder: configuration.encoder)
             monitoring?.hold(.requests) { monitor, request in monitor.requestDidStart(request) }
         }
+        // The configuration moves into the exchange: a copy of its settings is a retain of each.
         let exchange = Exchange(
-            configuration: configuration, requestId: requestId, transfer: transfer,
+            configuration: consume configuration, requestId: requestId, transfer: transfer,
             progressWatch: broadcast.map { .broadcast($0) }, monitoring: monitoring)
         var result: ContextOutcome
         var fromCache = false
