@@ -49,6 +49,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The own client's configuration: redirects left to the transport, connection failures reported at once (not
     /// retried until the deadline), and decompression off, so the transport inflates bodies itself and
     /// ``NetworkConfiguration/maximumResponseBodySize`` bounds the inflated size (no ratio limit refuses small ones).
+    /// Its tracer is the one bootstrapped with swift-distributed-tracing, or none (not the no-op one).
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -59,7 +60,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// `configuration` without a tracer when its tracer is the no-op one (none was bootstrapped when it was made):
     /// AsyncHTTPClient still starts a span per request with it, its method printed through reflection and its
-    /// attributes set, about 10 µs of client CPU a request for nothing. A bootstrapped tracer is kept.
+    /// attributes set, about 13 µs of client CPU a request for nothing. A bootstrapped tracer is kept.
     static func withoutNoOpTracer(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
         guard configuration.tracing.tracer is NoOpTracer else { return configuration }
         var configuration = configuration
@@ -72,7 +73,8 @@ public final class AsyncHTTPClientTransport: Transport {
     /// With decompression `.disabled` (as by default), the transport sends `Accept-Encoding: gzip, deflate` on
     /// requests without one and inflates those responses itself, within the pipeline's budget; a request with its
     /// own `Accept-Encoding` gets the body as sent. `bodyBufferLimit` is the most unread (inflated) body bytes per
-    /// request before the client stops reading the socket; 1 MiB by default.
+    /// request before the client stops reading the socket; 1 MiB by default. A no-op tracer in `configuration` is
+    /// dropped (it would still start a span per request).
     public convenience init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
         bodyBufferLimit: Int = 1 << 20
@@ -90,7 +92,8 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// Creates a transport over `client`, which the caller owns and shuts down; bodies are decompressed as its
-    /// configuration says. `bodyBufferLimit` is as in ``init(configuration:bodyBufferLimit:)``.
+    /// configuration says. `bodyBufferLimit` is as in ``init(configuration:bodyBufferLimit:)``. A client with the
+    /// no-op tracer (`HTTPClient.shared` when none was bootstrapped) still starts a span per request, about 13 µs.
     public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
