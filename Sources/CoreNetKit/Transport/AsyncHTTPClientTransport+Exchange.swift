@@ -43,6 +43,28 @@ extension AsyncHTTPClientTransport {
     }
 }
 
+/// The event loops of the exchanges that ended well, the latest last: the next exchange starts on the latest, where
+/// the connection it ended on waits idle. The client's pool prefers a connection on the loop a request starts on but
+/// takes an idle one anywhere, and then every event of the exchange hops between the two loops (out of process, one
+/// request at a time read 0.77 of raw AsyncHTTPClient's throughput starting on any loop, 0.87 on the latest).
+final class LoopAffinity: Sendable {
+    private let group: any EventLoopGroup
+    private let ended = Locked<[any EventLoop]>([])
+
+    init(_ group: any EventLoopGroup) { self.group = group }
+
+    func take() -> any EventLoop {
+        ended.withLock { $0.popLast() } ?? group.any()
+    }
+
+    /// At most 256 are kept: as many exchanges as a burst ends that the next burst can reuse.
+    func give(_ loop: any EventLoop) {
+        ended.withLock { loops in
+            if loops.count < 256 { loops.append(loop) }
+        }
+    }
+}
+
 /// One exchange on AsyncHTTPClient's delegate API, called on the request's event loop one call at a time. The
 /// client reads the next body part only when the future returned for the last completes: while paused, `demand`.
 final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelegate {
@@ -82,9 +104,10 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
         } catch {
             return events.fail(AsyncHTTPClientTransport.map(error))
         }
-        // Started on one of the client's event loops: the client then calls the delegate on that loop and prefers a
-        // connection on it, and its bookkeeping (the pool, the task's future) is done there, not hopped to from here.
-        let loop = transport.client.eventLoopGroup.any()
+        // Started on one of the client's event loops, the one the last exchange ended on: the client then calls the
+        // delegate on that loop and prefers a connection on it, and its bookkeeping (the pool, the task's future) is
+        // done there, not hopped to from here.
+        let loop = transport.loops.take()
         guard loop.inEventLoop else { return loop.execute { [self] in start(clientRequest) } }
         start(clientRequest)
     }
@@ -92,7 +115,10 @@ final class AsyncHTTPClientExchange: TransportExchange, HTTPClientResponseDelega
     private func start(_ clientRequest: HTTPClient.Request) {
         let task = transport.client.execute(request: clientRequest, delegate: self, eventLoop: .indifferent)
         // The task's result, not the delegate: a shut-down client fails the task without calling the delegate.
-        task.futureResult.whenComplete { [self] result in completed(result) }
+        task.futureResult.whenComplete { [self] result in
+            if case .success = result { transport.loops.give(task.eventLoop) }
+            completed(result)
+        }
         let cancelled = state.withLock { state in
             state.task = task
             return state.cancelled

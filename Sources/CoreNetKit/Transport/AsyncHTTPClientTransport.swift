@@ -46,6 +46,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The most unread (inflated) body bytes before the client stops reading the socket, until the pipeline asks.
     public let bodyBufferLimit: Int
 
+    /// The event loops whose exchanges ended last, where the exchanges to come start.
+    let loops: LoopAffinity
+
     /// The own client's configuration: redirects left to the transport, connection failures reported at once (not
     /// retried until the deadline), and decompression off, so the transport inflates bodies itself and
     /// ``NetworkConfiguration/maximumResponseBodySize`` bounds the inflated size (no ratio limit refuses small ones).
@@ -86,6 +89,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.withoutNoOpTracer(configuration))
         self.ownsClient = true
+        self.loops = LoopAffinity(client.eventLoopGroup)
         self.trustByHost = trustByHost
         self.bodyBufferLimit = max(bodyBufferLimit, 1)
         if case .disabled = configuration.decompression { inflatesBodies = true } else { inflatesBodies = false }
@@ -97,6 +101,7 @@ public final class AsyncHTTPClientTransport: Transport {
     public init(client: HTTPClient, bodyBufferLimit: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
+        self.loops = LoopAffinity(client.eventLoopGroup)
         self.trustByHost = [:]
         self.inflatesBodies = false
         self.bodyBufferLimit = max(bodyBufferLimit, 1)

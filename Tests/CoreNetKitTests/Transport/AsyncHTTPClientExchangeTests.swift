@@ -10,6 +10,7 @@
 import AsyncHTTPClient
 import CoreNetKitTestServer
 import Foundation
+import NIOCore
 import Testing
 
 #if Tracing
@@ -94,6 +95,45 @@ import InMemoryTracing
             #expect(first.failureCode == .responseTooLarge)
             #expect(second.failureCode == .responseTooLarge)
         }
+    }
+
+    /// An exchange starts on the event loop the last one that ended well ended on, where the connection it used waits
+    /// idle: one request after another, every exchange of a transport runs on one loop (the client's pool prefers a
+    /// connection on the loop a request starts on; on another loop each event would hop between the two).
+    @Test func oneRequestAfterAnotherRunsOnTheLoopTheLastOneEndedOn() async throws {
+        try await withTestServer { server in
+            let transport = AsyncHTTPClientTransport()
+            let configuration = testConfiguration(transport: transport)
+            var loops: [ObjectIdentifier] = []
+            for id in 1...4 {
+                let user = try await withTimeout(30, "request \(id)") {
+                    try await TestRequest<User>(configuration: configuration) { server.get("/users/\(id)") }
+                        .performAsync()
+                }
+                #expect(user.id == id)
+                // The loop the next exchange would start on, given back for it.
+                let loop = transport.loops.take()
+                loops.append(ObjectIdentifier(loop))
+                transport.loops.give(loop)
+            }
+            #expect(Set(loops).count == 1)
+        }
+    }
+
+    /// The loops are taken latest first; with none given back, the client's group picks one.
+    @Test func loopsAreTakenLatestFirst() {
+        let group = HTTPClient.defaultEventLoopGroup
+        let loops = LoopAffinity(group)
+        let first = group.next()
+        let second = group.next()
+        loops.give(first)
+        loops.give(second)
+        loops.give(first)
+        #expect(loops.take() === first)
+        #expect(loops.take() === second)
+        #expect(loops.take() === first)
+        let picked = loops.take()
+        #expect(group.makeIterator().contains { $0 === picked })
     }
 
     /// With no tracer bootstrapped, a configuration's tracer is the no-op one, for which AsyncHTTPClient still starts a
