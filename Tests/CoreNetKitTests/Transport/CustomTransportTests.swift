@@ -98,7 +98,7 @@ final class ByteCounter: @unchecked Sendable {  // safe: `bytes` is touched only
                 transport: SlicingTransport(base: sharedTestTransport, pieces: pieces))
             let base = faults.baseURL
             let request = TestRequest<Data>(configuration: configuration) {
-                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/ok", timeout: 10)
+                ServerRequest(method: .get, baseUrl: base, relativeUrl: "/fault/ok", timeout: 30)
             }
 
             let data = try await withTimeout(60, "a sliced body") { try await request.performAsync() }
