@@ -13,46 +13,44 @@ import Dispatch
 /// ``RequestContext`` is a typed façade over it; ``RequestBroadcast`` talks to cores directly. Not generic, so nothing
 /// looks up model-generic metadata at run time. Every handler runs through ``async(_:)``: one at a time, in enqueue
 /// order, even on a concurrent queue, so a cached result always reaches handlers before the terminal event. Copies
-/// are the same core (one ``LockedObject``).
+/// are the same core (one ``Locked`` state).
 struct ContextCore: Sendable {
-    private let object: LockedObject<DispatchQueue, ContextState>
+    let queue: DispatchQueue
+    private let locked = Locked(ContextState())
 
-    init(queue: DispatchQueue) { object = LockedObject(queue, state: ContextState()) }
+    init(queue: DispatchQueue) { self.queue = queue }
 
     /// Identity shared by copies of one core.
-    var id: ObjectIdentifier { object.id }
-
-    var queue: DispatchQueue { object.withConstants { $0.pointee } }
+    var id: ObjectIdentifier { ObjectIdentifier(locked) }
 
     // MARK: Ordered delivery
 
     /// Runs `block` on ``queue`` after every block enqueued before it.
     func async(_ block: @escaping @Sendable () -> Void) {
-        if object.withState({ $0.pending.append(block) }) { queue.async { self.drain() } }
+        if locked.withLock({ $0.pending.append(block) }) { queue.async { self.drain() } }
     }
 
     private func drain() {
-        while case let blocks = object.withState({ $0.pending.take() }), !blocks.isEmpty {
+        while case let blocks = locked.withLock({ $0.pending.take() }), !blocks.isEmpty {
             for block in blocks { block() }
         }
     }
 
     // MARK: State
 
-    var isFinished: Bool { object.withState { $0.isFinished } }
+    var isFinished: Bool { locked.withLock { $0.isFinished } }
 
     var isFromCache: Bool {
-        object.withState { if case .success(_, let fromCache) = $0.outcome { fromCache } else { false } }
+        locked.withLock { if case .success(_, let fromCache) = $0.outcome { fromCache } else { false } }
     }
 
-    var isCancelled: Bool { object.withState { if case .cancelled = $0.outcome { true } else { false } } }
+    var isCancelled: Bool { locked.withLock { if case .cancelled = $0.outcome { true } else { false } } }
 
     // MARK: Handlers
 
     /// Stores a handler with `add` while the context runs; after the terminal event, returns the outcome instead.
-    @inline(__always)
     private func whileRunning(_ add: (inout ContextState) -> Void) -> ContextOutcome? {
-        object.withState { state in
+        locked.withLock { state in
             guard state.isFinished else {
                 add(&state)
                 return nil
@@ -81,7 +79,7 @@ struct ContextCore: Sendable {
     }
 
     func onCacheSuccess(_ handler: @escaping @Sendable (any Sendable) -> Void) {
-        let cached: (any Sendable)? = object.withState { state in
+        let cached: (any Sendable)? = locked.withLock { state in
             if !state.isFinished, state.cached == nil { state.cache.append(handler) }
             return state.cached
         }
@@ -97,7 +95,7 @@ struct ContextCore: Sendable {
     /// Delivers a cached result to `onCacheSuccess` handlers; ignored once finished or after a first cached result.
     func emitCache(_ data: any Sendable) {
         let taken: (handlers: [@Sendable (any Sendable) -> Void], observers: [@Sendable (any Sendable) -> Void])? =
-            object.withState { state in
+            locked.withLock { state in
                 guard !state.isFinished, state.cached == nil else { return nil }
                 state.cached = data
                 defer {
@@ -115,7 +113,7 @@ struct ContextCore: Sendable {
 
     /// Records the terminal outcome once and delivers it: observers inline, handlers on the queue.
     func finish(_ outcome: ContextOutcome) {
-        let recipients: TerminalRecipients? = object.withState { state in
+        let recipients: TerminalRecipients? = locked.withLock { state in
             guard !state.isFinished else { return nil }
             state.finish(with: outcome)
             return state.takeRecipients()
@@ -173,11 +171,11 @@ struct ContextCore: Sendable {
     }
 
     /// Whether an internal observer or an awaiting Task waits for the outcome (for chaining tests).
-    var isObserved: Bool { object.withState { !$0.terminal.observers.isEmpty || $0.terminal.waiter != nil } }
+    var isObserved: Bool { locked.withLock { !$0.terminal.observers.isEmpty || $0.terminal.waiter != nil } }
 
     /// Calls `observer` inline with the cached result when it is emitted (or at once).
     func observeCache(_ observer: @escaping @Sendable (any Sendable) -> Void) {
-        let cached: (any Sendable)? = object.withState { state in
+        let cached: (any Sendable)? = locked.withLock { state in
             if state.cached == nil, !state.isFinished { state.cacheObservers.append(observer) }
             return state.cached
         }
@@ -185,15 +183,15 @@ struct ContextCore: Sendable {
     }
 
     var resumeDataSource: (@Sendable (@escaping @Sendable (DownloadResumeData?) -> Void) -> Void)? {
-        get { object.withState { $0.resumeDataSource } }
-        nonmutating set { object.withState { $0.resumeDataSource = newValue } }
+        get { locked.withLock { $0.resumeDataSource } }
+        nonmutating set { locked.withLock { $0.resumeDataSource = newValue } }
     }
 
     // MARK: Progress
 
     /// Delivers `progress` to `direction`'s handlers unless the context ended or the value does not move forward.
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let (observers, schedule) = object.withState {
+        let (observers, schedule) = locked.withLock {
             state -> ([@Sendable (TransferProgress, TransferDirection) -> Void], Bool) in
             guard !state.isFinished else { return ([], false) }
             let last = direction == .upload ? state.lastUpload : state.lastDownload
@@ -222,12 +220,12 @@ struct ContextCore: Sendable {
 
     /// Whether anyone watches this context's progress: a handler, or a chained context.
     var watchesProgress: Bool {
-        object.withState { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
+        locked.withLock { !$0.uploadProgress.isEmpty || !$0.downloadProgress.isEmpty || !$0.progressObservers.isEmpty }
     }
 
     /// Makes `next` deliver this context's progress from now on, starting with the latest values.
     func forwardProgress(to next: ContextCore) {
-        let latest = object.withState { state -> [(TransferProgress, TransferDirection)] in
+        let latest = locked.withLock { state -> [(TransferProgress, TransferDirection)] in
             guard !state.isFinished else { return [] }
             state.progressObservers.append { progress, direction in next.emitProgress(progress, for: direction) }
             return [state.lastUpload.map { ($0, .upload) }, state.lastDownload.map { ($0, .download) }]
@@ -238,7 +236,7 @@ struct ContextCore: Sendable {
 
     /// Forgets the last progress values so a next stage (`flatMap`) restarting from zero is delivered.
     func restartProgress() {
-        object.withState { state in
+        locked.withLock { state in
             state.lastUpload = nil
             state.lastDownload = nil
         }
@@ -246,7 +244,7 @@ struct ContextCore: Sendable {
 
     func addProgressHandler(_ handler: @escaping @Sendable (TransferProgress) -> Void, for direction: TransferDirection)
     {
-        let schedule: Bool = object.withState { state in
+        let schedule: Bool = locked.withLock { state in
             guard !state.isFinished else { return false }
             let last: TransferProgress?
             switch direction {

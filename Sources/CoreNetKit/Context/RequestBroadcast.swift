@@ -11,17 +11,8 @@
 ///
 /// A request with no file to stream or download gets a progress-reporting transfer only once a context watches it
 /// (``watchedTransfer()``). Not generic (it holds erased ``ContextCore``s); it remembers the model type to refuse a
-/// context of another type naming the same request id. Copies are the same broadcast (one ``LockedObject``).
-struct RequestBroadcast: IdentifiedPoolMember {
-    private struct Constants {
-        let id: String
-        let modelType: ObjectIdentifier
-        let pool: TaskPool
-        /// Clock for the progress throttling of a transfer made here.
-        let clock: any NetworkClock
-        /// The pool's number for it when the pool made its id (nobody joins it); `nil` when registered by its id.
-        let poolNumber: Int?
-    }
+/// context of another type naming the same request id.
+final class RequestBroadcast: IdentifiedPoolMember {
     private struct State {
         var contexts = JoinedContexts()
         var finished = false
@@ -38,37 +29,41 @@ struct RequestBroadcast: IdentifiedPoolMember {
         var transfer: RequestTransfer?
     }
 
-    private let object: LockedObject<Constants, State>
-
-    var id: String { object.withConstants { $0.pointee.id } }
+    let id: String
     /// The model type of the contexts it serves.
-    var modelType: ObjectIdentifier { object.withConstants { $0.pointee.modelType } }
-    /// Identity shared by copies of one broadcast.
-    var identity: ObjectIdentifier { object.id }
+    let modelType: ObjectIdentifier
+    private let pool: TaskPool
+    /// Clock for the progress throttling of a transfer made here.
+    private let clock: any NetworkClock
+    /// The pool's number for it when the pool made its id (nobody joins it); `nil` when registered by its id.
+    private let poolNumber: Int?
+    private let locked: Locked<State>
+
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
     init(
         id: String, modelType: ObjectIdentifier, pool: TaskPool, clock: any NetworkClock, first: ContextCore,
         poolNumber: Int? = nil
     ) {
-        object = LockedObject(
-            Constants(id: id, modelType: modelType, pool: pool, clock: clock, poolNumber: poolNumber),
-            state: State(contexts: JoinedContexts(first)))
+        self.id = id
+        self.modelType = modelType
+        self.pool = pool
+        self.clock = clock
+        self.poolNumber = poolNumber
+        self.locked = Locked(State(contexts: JoinedContexts(first)))
     }
 
     private func leavePool() {
-        let identity = identity
-        object.withConstants { constants in
-            if let poolNumber = constants.pointee.poolNumber {
-                constants.pointee.pool.removeGenerated(poolNumber)
-            } else {
-                constants.pointee.pool.remove(id: constants.pointee.id, member: identity)
-            }
+        if let poolNumber {
+            pool.removeGenerated(poolNumber)
+        } else {
+            pool.remove(id: id, member: identity)
         }
     }
 
     /// Adds `context`; `false` when the call already finished (the caller then starts anew).
     func join(_ context: ContextCore) -> Bool {
-        let joined: (ok: Bool, cached: (any Sendable)?) = object.withState { state in
+        let joined: (ok: Bool, cached: (any Sendable)?) = locked.withLock { state in
             guard !state.finished else { return (false, nil) }
             state.contexts.append(context)
             return (true, state.cached)
@@ -80,7 +75,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     /// Records the Task doing the work; cancels it at once if every context already left. Typed as throwing though it
     /// never throws: `Task.init` wraps a non-throwing operation in a throwing one (a thunk and an allocation more).
     func start(_ task: Task<Void, any Error>) {
-        let cancelNow: Bool = object.withState { state in
+        let cancelNow: Bool = locked.withLock { state in
             state.task = task
             return state.finished
         }
@@ -89,7 +84,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     /// Removes a cancelled context; the last one to leave cancels the network call.
     func detach(_ context: ObjectIdentifier) {
-        let task: Task<Void, any Error>?? = object.withState { state in
+        let task: Task<Void, any Error>?? = locked.withLock { state in
             state.contexts.remove(context)
             guard state.contexts.isEmpty, !state.finished else { return nil }
             state.finished = true
@@ -101,7 +96,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func emitCache(_ model: any Sendable) {
-        let contexts: JoinedContexts = object.withState { state in
+        let contexts: JoinedContexts = locked.withLock { state in
             guard !state.finished else { return JoinedContexts() }
             state.cached = model
             return state.contexts
@@ -112,15 +107,15 @@ struct RequestBroadcast: IdentifiedPoolMember {
     func watchedTransfer() -> RequestTransfer? {
         // Contexts are asked under this lock, cheaper than copying them out (each takes its own lock inside: the only
         // nesting, always in this order; a context never calls a broadcast under its lock).
-        let (existing, watched) = object.withState { state in
+        let (existing, watched) = locked.withLock { state in
             (state.transfer, state.transfer == nil && !state.finished && state.contexts.watchProgress)
         }
         if let existing { return existing }
         guard watched else { return nil }
-        let made = RequestTransfer(clock: object.withConstants { $0.pointee.clock })
+        let made = RequestTransfer(clock: clock)
         // The transfer is dropped at `finish`, which ends this reference cycle.
         made.connect { [self] progress, direction in emitProgress(progress, for: direction) }
-        return object.withState { state in
+        return locked.withLock { state in
             guard !state.ended else { return nil }
             if let raced = state.transfer { return raced }
             state.transfer = made
@@ -129,7 +124,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
-        let contexts = object.withState { $0.finished ? JoinedContexts() : $0.contexts }
+        let contexts = locked.withLock { $0.finished ? JoinedContexts() : $0.contexts }
         for context in contexts { context.emitProgress(progress, for: direction) }
     }
 
@@ -139,7 +134,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     func finish(_ result: ContextOutcome) {
         leavePool()
         let resumeData = result.resumeData
-        let (contexts, waiters, discard) = object.withState { state in
+        let (contexts, waiters, discard) = locked.withLock { state in
             state.ended = true
             state.transfer = nil
             let waiters = state.endWaiters
@@ -162,7 +157,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
 
     /// Calls `waiter` once with the pipeline's final resume data (`nil` for none) when it ends, at once if it has.
     func whenEnded(_ waiter: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        let ended: DownloadResumeData?? = object.withState { state in
+        let ended: DownloadResumeData?? = locked.withLock { state in
             guard state.ended else {
                 state.endWaiters.append(waiter)
                 return nil
@@ -173,7 +168,7 @@ struct RequestBroadcast: IdentifiedPoolMember {
     }
 
     func cancelAll() {
-        let contexts = object.withState { $0.contexts }
+        let contexts = locked.withLock { $0.contexts }
         for context in contexts { context.finish(.cancelled) }
     }
 }

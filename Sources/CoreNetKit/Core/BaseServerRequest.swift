@@ -160,7 +160,6 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
     }
 
     /// Runs `serverRequest` through the pipeline; a policy that reads the cache goes through `answerReadingCache`.
-    @inline(__always)
     private func run(
         _ serverRequest: consuming ServerRequest, configuration: consuming NetworkConfiguration, requestId: String,
         broadcast: RequestBroadcast?

@@ -110,7 +110,6 @@ final class Exchange: Sendable {
     }
 
     /// Logs `transportRequest` and tells the monitors it is sent.
-    @inline(never)
     private func announce(_ transportRequest: TransportRequest, handedOver: HandedOver?) -> Attempt {
         var attempt = Attempt()
         if let logger = configuration.logger {
@@ -138,7 +137,6 @@ final class Exchange: Sendable {
     }
 
     /// Logs `response` and tells the monitors of it.
-    @inline(never)
     private func report(_ response: ServerResponse, received: ReceivedResponse, of attempt: Attempt) {
         if let logger = configuration.logger {
             logger.log(NetworkLogEntry.response(response, id: requestId, bodies: logger.includesBodies))
@@ -159,7 +157,6 @@ final class Exchange: Sendable {
     }
 
     /// The failure of `attempt` as a ``BaseServerError``, logged and told to the monitors.
-    @inline(never)
     private func failure(
         _ error: any Error, of attempt: Attempt, sent transportRequest: TransportRequest, after duration: Duration
     ) -> BaseServerError {

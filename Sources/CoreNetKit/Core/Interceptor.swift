@@ -78,7 +78,6 @@ public struct InterceptorChain: Sendable {
     /// May be called again, running every later stage anew; a call after the request was cancelled throws `cancelled`.
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
-    @inline(__always)
     public func proceed(_ request: consuming ServerRequest) async throws -> ServerResponse {
         // One call of `run`, so that it is in line once: a second copy would double this frame.
         let monitoring = exchange.monitoring
@@ -127,7 +126,6 @@ public struct InterceptorChain: Sendable {
         exchange.monitoring?.prepared(request)
     }
 
-    @inline(__always)
     private func run(_ request: consuming ServerRequest) async throws -> ServerResponse {
         let interceptors = exchange.interceptors
         guard index < interceptors.count else { return try await exchange.send(request) }

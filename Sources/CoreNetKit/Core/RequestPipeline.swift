@@ -59,7 +59,6 @@ enum RequestPipeline {
         return (result, fromCache)
     }
 
-    @inline(__always)
     private static func execute<Model: Sendable>(
         _ request: BaseServerRequest<Model>, _ serverRequest: consuming ServerRequest, exchange: Exchange
     ) async -> (ContextOutcome, fromCache: Bool) {

@@ -179,9 +179,8 @@ protocol IdentifiedPoolMember: PoolMember {
 }
 
 /// The TaskPool entry of a request run in its caller's Task (BaseServerRequest/performAsync()): cancelling its id
-/// cancels that Task. Its one `Locked`, shared by copies, is the only allocation it costs. The Task is kept and only
-/// marked as left at the end, not cleared: `UnsafeCurrentTask` is resilient, so copying or destroying an optional one
-/// goes through value witnesses.
+/// cancels that Task. Copies share its one `Locked`. The Task is kept and only marked as left at the end, not cleared:
+/// `UnsafeCurrentTask` is resilient, so copying or destroying an optional one goes through value witnesses.
 struct InlineRequest: PoolMember {
     private let state: Locked<InlineTask>
 

@@ -195,7 +195,6 @@ struct HARWriter: ~Copyable {
     // MARK: JSON
 
     /// Makes room for `bytes` more bytes.
-    @inline(__always)
     private mutating func reserve(_ bytes: Int) {
         guard count + bytes > capacity else { return }
         let larger = max(capacity * 2, count + bytes)
@@ -207,7 +206,6 @@ struct HARWriter: ~Copyable {
     }
 
     /// Appends `byte`.
-    @inline(__always)
     mutating func put(_ byte: UInt8) {
         reserve(1)
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
@@ -215,7 +213,6 @@ struct HARWriter: ~Copyable {
     }
 
     /// Appends `text`.
-    @inline(__always)
     mutating func put(_ text: StaticString) {
         reserve(text.utf8CodeUnitCount)
         (base + count).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
@@ -343,7 +340,6 @@ struct HARWriter: ~Copyable {
 
     /// Writes the eight bytes of `word` (in memory order) at `at`, each byte that has `0x80` in
     /// `escaped` as its escape; returns where they ended.
-    @inline(__always)
     private static func write(
         _ word: UInt64, escaping escaped: UInt64, into output: UnsafeMutableRawPointer, at start: Int
     ) -> Int {
@@ -365,7 +361,6 @@ struct HARWriter: ~Copyable {
 
     /// Writes the escape of `byte` at `at`; returns where it ended. A quote or a backslash (most
     /// escapes in a JSON body) is one store of two bytes.
-    @inline(__always)
     private static func escape(_ byte: UInt8, into output: UnsafeMutableRawPointer, at: Int) -> Int {
         if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             output.storeBytes(
@@ -376,7 +371,6 @@ struct HARWriter: ~Copyable {
     }
 
     /// Writes the escape of the control character `byte` at `at`; returns where it ended.
-    @inline(never)
     private static func escapeControl(_ byte: UInt8, into output: UnsafeMutableRawPointer, at: Int) -> Int {
         let short: UInt8? =
             switch byte {

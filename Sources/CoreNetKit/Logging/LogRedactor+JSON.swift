@@ -12,22 +12,23 @@ extension LogRedactor {
     /// re-encoding would use dictionary order, which differed between two redactions (a log and a HAR file). `nil`
     /// when `body` is not one UTF-8 JSON value, or nests deeper than 512.
     static func redactJSON(_ body: Data) -> String? {
-        body.withUnsafeBytes { raw in
-            let bytes = raw.assumingMemoryBound(to: UInt8.self)
-            var scanner = JSONMemberScanner(bytes: bytes)
-            guard scanner.document(), let text = String(validating: bytes, as: UTF8.self) else { return nil }
-            guard !scanner.secretValues.isEmpty else { return text }
-            var redacted: [UInt8] = []
-            redacted.reserveCapacity(bytes.count)
-            var copied = 0
-            for value in scanner.secretValues {
-                redacted += bytes[copied..<value.lowerBound]
-                redacted += Array("\"\(mask)\"".utf8)
-                copied = value.upperBound
-            }
-            redacted += bytes[copied...]
-            return String(decoding: redacted, as: UTF8.self)
+        body.withUnsafeBytes { $0.withMemoryRebound(to: UInt8.self, redactJSON) }
+    }
+
+    private static func redactJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var scanner = JSONMemberScanner(bytes: bytes)
+        guard scanner.document(), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard !scanner.secretValues.isEmpty else { return text }
+        var redacted: [UInt8] = []
+        redacted.reserveCapacity(bytes.count)
+        var copied = 0
+        for value in scanner.secretValues {
+            redacted += bytes[copied..<value.lowerBound]
+            redacted += Array("\"\(mask)\"".utf8)
+            copied = value.upperBound
         }
+        redacted += bytes[copied...]
+        return String(decoding: redacted, as: UTF8.self)
     }
 }
 

@@ -42,7 +42,7 @@ public struct MonitoredExchange: Sendable {
         func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
             switch storage {
             case .text(var text): text.withUTF8(body)
-            case .utf8(let bytes): bytes.withUnsafeBytes { body($0.assumingMemoryBound(to: UInt8.self)) }
+            case .utf8(let bytes): bytes.withUnsafeBytes { $0.withMemoryRebound(to: UInt8.self, body) }
             }
         }
 

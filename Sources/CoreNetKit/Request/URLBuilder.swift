@@ -18,16 +18,10 @@ enum URLBuilder {
                 "the relative URL \"\(LogRedactor.redact(urlText: relative))\" may not change the scheme or host of "
                     + LogRedactor.redact(url: base))
         }
-        var baseText = base.absoluteString
-        var relative = relative
-        var encodedQuery = query.isEmpty ? "" : encode(query)
-        // Joined on UTF-8 bytes: joining Characters cost more than the rest of the request's encoding.
+        let baseText = base.absoluteString
+        let encodedQuery = query.isEmpty ? "" : encode(query)
         if let url = recent.url(base: baseText, relative: relative, query: encodedQuery) { return url }
-        let joined = baseText.withUTF8 { base in
-            relative.withUTF8 { relative in
-                encodedQuery.withUTF8 { query in join(base: base, relative: relative, query: query) }
-            }
-        }
+        let joined = join(base: baseText, relative: relative, query: encodedQuery)
         guard let url = URL(string: joined), hasPlainSchemeAndHost(joined) || (url.scheme != nil && url.host != nil)
         else {
             throw BaseServerError.invalidRequest("\"\(LogRedactor.redact(urlText: joined))\" is not a valid URL")
@@ -40,45 +34,33 @@ enum URLBuilder {
     static let recent = RecentURLs()
 
     /// `base` without its query and trailing slashes, one slash, `relative` without leading slashes, then the
-    /// queries of `relative`, `base` and `query`, joined by `&`.
-    private static func join(
-        base: UnsafeBufferPointer<UInt8>, relative: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>
-    ) -> String {
+    /// queries of `relative`, `base` and `query`, joined by `&`. Joined on UTF-8 bytes: joining Characters cost more
+    /// than the rest of the request's encoding.
+    private static func join(base: String, relative: String, query: String) -> String {
+        let base = base.utf8
         let mark = base.firstIndex(of: UInt8(ascii: "?"))
-        var baseEnd = mark ?? base.count
-        while baseEnd > 0, base[baseEnd - 1] == UInt8(ascii: "/") { baseEnd -= 1 }
-        let baseQuery =
-            mark.map { UnsafeBufferPointer(rebasing: base[($0 + 1)...]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        var pathStart = 0
-        while pathStart < relative.count, relative[pathStart] == UInt8(ascii: "/") { pathStart += 1 }
-        let path = UnsafeBufferPointer(rebasing: relative[pathStart...])
-        let capacity = baseEnd + 1 + path.count + 1 + baseQuery.count + 1 + query.count
-        return String(unsafeUninitializedCapacity: capacity) { buffer in
-            var count = 0
-            func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-                guard !bytes.isEmpty else { return }
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
-                count += bytes.count
-            }
-            func write(_ byte: UInt8) {
-                buffer[count] = byte
-                count += 1
-            }
-            write(UnsafeBufferPointer(rebasing: base[..<baseEnd]))
-            if let first = path.first, first != UInt8(ascii: "?") { write(UInt8(ascii: "/")) }
-            write(path)
-            var hasQuery = path.contains(UInt8(ascii: "?"))
-            if !baseQuery.isEmpty {
-                write(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
-                write(baseQuery)
-                hasQuery = true
-            }
-            if !query.isEmpty {
-                write(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
-                write(query)
-            }
-            return count
+        var baseEnd = mark ?? base.endIndex
+        while baseEnd > base.startIndex, base[base.index(before: baseEnd)] == UInt8(ascii: "/") {
+            baseEnd = base.index(before: baseEnd)
         }
+        let baseQuery = mark.map { base[base.index(after: $0)...] } ?? base[base.endIndex...]
+        let path = relative.utf8.drop { $0 == UInt8(ascii: "/") }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(base.count + path.count + query.utf8.count + 3)
+        bytes.append(contentsOf: base[..<baseEnd])
+        if let first = path.first, first != UInt8(ascii: "?") { bytes.append(UInt8(ascii: "/")) }
+        bytes.append(contentsOf: path)
+        var hasQuery = path.contains(UInt8(ascii: "?"))
+        if !baseQuery.isEmpty {
+            bytes.append(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+            bytes.append(contentsOf: baseQuery)
+            hasQuery = true
+        }
+        if !query.isEmpty {
+            bytes.append(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+            bytes.append(contentsOf: query.utf8)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `text` plainly starts with `scheme://host[:port]` then `/`, `?`, `#` or the end (host: letters, digits,

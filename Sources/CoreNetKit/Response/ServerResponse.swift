@@ -165,8 +165,7 @@ enum ModelDecoding {
         return try decodeValue(type, data: data, under: keyPath, decoder: decoder) as! Model
     }
 
-    /// The key-path case, out of line so a request without one never looks up `KeyPathDecoded<T>`.
-    @inline(never)
+    /// The key-path case: the model decoded from the member at `keyPath` (dot-separated) of the JSON object.
     private static func decodeValue<T: Decodable>(
         _ type: T.Type, data: Data, under keyPath: String, decoder: JSONDecoder
     ) throws -> T {

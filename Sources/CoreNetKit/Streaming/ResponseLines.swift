@@ -130,8 +130,7 @@ struct LineSplitter {
     /// The lines `chunk` completes, in order, without breaks; throws `responseTooLarge` past ``maximumLineLength``.
     mutating func split(_ chunk: Data) throws -> [String] {
         var lines: [String] = []
-        try chunk.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            let bytes = buffer.bindMemory(to: UInt8.self)
+        try chunk.withUnsafeBytes { bytes in
             var start = 0
             var index = 0
             while index < bytes.count {
@@ -166,10 +165,10 @@ struct LineSplitter {
         return text
     }
 
-    private mutating func line(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws -> String {
+    private mutating func line(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws -> String {
         var text: String
         if partial.isEmpty {
-            text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         } else {
             guard partial.count + range.count <= maximumLineLength else { throw tooLong }
             partial.append(contentsOf: bytes[range])
