@@ -201,6 +201,11 @@ struct InlineRequest: PoolMember {
 }
 
 /// The Task of an InlineRequest, and whether the request still runs in it.
+///
+/// Holding the caller's `UnsafeCurrentTask` is what lets performAsync() skip a Task and a context of its own, and it
+/// pays: out of process (AsyncHTTPClient, 20-item page, three runs in turns, 2026-12-02) 0.90 of raw throughput at c1
+/// and 0.89 at c64, against 0.81 and 0.78 through a Task and a context; client CPU +23 and +43 µs over raw against +55
+/// and +68.
 struct InlineTask {
     // safe to hold: used only under the lock while `running`, which is cleared before the Task returns from the request
     let task: UnsafeCurrentTask?
