@@ -21,7 +21,7 @@ struct ContextCore: Sendable {
     init(queue: DispatchQueue) { self.queue = queue }
 
     /// Identity shared by copies of one core.
-    var id: ObjectIdentifier { ObjectIdentifier(locked) }
+    var id: ObjectIdentifier { locked.identity }
 
     // MARK: Ordered delivery
 

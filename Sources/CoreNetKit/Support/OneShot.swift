@@ -20,7 +20,7 @@ struct OneShot<Value: Sendable>: Sendable {
     private let state = Locked(State())
 
     /// Whether `other` is this waiter (a copy of it).
-    func isSame(as other: OneShot) -> Bool { state === other.state }
+    func isSame(as other: OneShot) -> Bool { state.identity == other.state.identity }
 
     /// Hands the result to `continuation`, at once if it is already there.
     func set(_ continuation: CheckedContinuation<Value, any Error>) {
