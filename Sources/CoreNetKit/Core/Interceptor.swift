@@ -79,7 +79,6 @@ public struct InterceptorChain: Sendable {
     ///
     /// - Throws: the error of a later stage, or of the transport as a BaseServerError.
     public func proceed(_ request: consuming ServerRequest) async throws -> ServerResponse {
-        // One call of `run`, so that it is in line once: a second copy would double this frame.
         let monitoring = exchange.monitoring
         let start = monitoring?.timesStages == true ? exchange.configuration.clock.stopwatch() : nil
         defer {
