@@ -22,7 +22,7 @@ extension AccessSafeRequestManager {
         let work = Task {
             do {
                 let tokens = try await Self.$refreshing.withValue(manager) {
-                    guard let shared else { return try await job.refresher.refresh(job.tokens) }
+                    guard let shared else { return try await job.refresh() }
                     return try await Self.refresh(job, sharedThrough: shared, isSessionExpired: isSessionExpired)
                 }
                 self.finish(job.id, with: .success(tokens), stored: shared != nil)
@@ -60,7 +60,7 @@ extension AccessSafeRequestManager {
                 return (nil, .success(other))
             }
             do {
-                var new = try await job.refresher.refresh(job.tokens)
+                var new = try await job.refresh()
                 if new.refreshToken == nil { new.refreshToken = job.tokens.refreshToken }
                 _ = try State<Waiter>.validated(new).get()
                 return (SharedTokens(tokens: new), .success(new))

@@ -35,6 +35,11 @@ extension AccessSafeRequestManager {
         let refresher: any TokenRefresher
         let timeout: Duration
         let clock: any NetworkClock
+
+        /// Runs the refresher; the new tokens' pending lifetime counts from when they arrive.
+        func refresh() async throws -> AuthTokens {
+            try await refresher.refresh(tokens).anchored(at: clock.currentDate)
+        }
     }
 
     /// The end of a refresh: who waited, what they get, what to persist and report.
@@ -74,7 +79,7 @@ extension AccessSafeRequestManager {
         private var nextId = 0
 
         init(tokens: AuthTokens?, refresher: (any TokenRefresher)?, options: Options) {
-            self.tokens = tokens
+            self.tokens = tokens?.anchored(at: options.clock.currentDate)
             self.refresher = refresher
             self.options = options
         }
@@ -148,9 +153,10 @@ extension AccessSafeRequestManager {
             return finished
         }
 
-        /// Replaces the tokens (sign-in, sign-out, a new store); returns the version to persist.
+        /// Replaces the tokens (sign-in, sign-out, a new store); a pending lifetime counts from now. Returns the version
+        /// to persist.
         mutating func setTokens(_ new: AuthTokens?) -> Int {
-            tokens = new
+            tokens = new?.anchored(at: options.clock.currentDate)
             version += 1
             lastFailure = nil
             return version

@@ -101,10 +101,15 @@ public final class AccessSafeRequestManager: Sendable {
 
     /// Replaces and saves the tokens: after signing in, or `nil` when signing out.
     ///
+    /// Tokens made with ``AuthTokens/init(accessToken:refreshToken:expiresIn:now:)`` and no `now` expire that long
+    /// after this call, by ``Options/clock``.
+    ///
     /// Requests waiting for a refresh go out with these when it ends; the refresh's own result is dropped.
     public func setTokens(_ tokens: AuthTokens?) {
-        let (version, store) = state.withLock { state in (state.machine.setTokens(tokens), state.store) }
-        persist(tokens, version: version, to: store)
+        let (version, set, store) = state.withLock { state in
+            (state.machine.setTokens(tokens), state.machine.tokens, state.store)
+        }
+        persist(set, version: version, to: store)
     }
 
     /// Adds a handler for the end of the session, whatever ends it, so the app can log the user out and clear what is

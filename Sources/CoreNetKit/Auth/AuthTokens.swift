@@ -32,12 +32,31 @@ public struct AuthTokens: Sendable, Hashable, Codable {
         self.expiresAt = expiresAt
     }
 
+    /// A lifetime not yet turned into ``expiresAt``: `expires_in` counts from when the manager receives the tokens.
+    var pendingLifetime: TimeInterval?
+
     /// Creates tokens whose access token expires `expiresIn` seconds (OAuth 2 `expires_in`; `nil` when unknown) after
-    /// `now`. Pass the manager's clock's date as `now` when it is not the system clock.
-    public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date = Date()) {
-        self.init(
-            accessToken: accessToken, refreshToken: refreshToken,
-            expiresAt: expiresIn.map { now.addingTimeInterval($0) })
+    /// `now`.
+    ///
+    /// Without `now`, the expiry counts from when the ``AccessSafeRequestManager`` receives the tokens (from
+    /// ``AccessSafeRequestManager/setTokens(_:)``, its ``TokenRefresher`` or its ``TokenStore``), read from its
+    /// ``AccessSafeRequestManager/Options/clock``; ``expiresAt`` is `nil` until then.
+    public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date? = nil) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken)
+        if let now {
+            expiresAt = expiresIn.map { now.addingTimeInterval($0) }
+        } else {
+            pendingLifetime = expiresIn
+        }
+    }
+
+    /// The tokens with a pending lifetime counted from `now`.
+    func anchored(at now: Date) -> AuthTokens {
+        guard let lifetime = pendingLifetime else { return self }
+        var anchored = self
+        anchored.expiresAt = now.addingTimeInterval(lifetime)
+        anchored.pendingLifetime = nil
+        return anchored
     }
 }
 

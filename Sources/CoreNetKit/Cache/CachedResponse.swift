@@ -31,8 +31,11 @@ public struct CachedResponse: Sendable, Equatable {
     public var variant: String?
 
     /// Creates an entry.
+    ///
+    /// An adapter that reads an entry back passes the date it stored with it (the one ``CacheAdapter/save(_:for:)``
+    /// was given); without one, pass `.distantPast`, so the entry counts as stale and is revalidated, never as fresh.
     public init(
-        statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, storedAt: Date = Date(),
+        statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, storedAt: Date,
         variant: String? = nil
     ) {
         self.statusCode = statusCode

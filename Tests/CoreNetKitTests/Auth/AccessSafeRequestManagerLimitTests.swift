@@ -141,6 +141,45 @@ import Testing
         }
     }
 
+    @Test func tokensSetWithoutATimeExpireCountingFromTheManagersClock() async throws {
+        try await withTestServer { server in
+            let auth = AuthFixture(server: server, tokens: nil)
+            auth.now.advance(by: 1_000)
+
+            auth.manager.setTokens(AuthTokens(accessToken: "token-1", refreshToken: "refresh-1", expiresIn: 60))
+            #expect(auth.manager.tokens?.expiresAt == auth.now.now.addingTimeInterval(60))
+            let early = try await auth.protected("early").value
+            auth.now.advance(by: 31)
+
+            let late = try await auth.protected("late").value
+
+            #expect(early.token == "token-1")
+            #expect(late.token == "token-2")
+            #expect(server.auth.refreshCalls == 1)
+        }
+    }
+
+    @Test func refreshedTokensWithoutATimeExpireCountingFromTheirArrival() async throws {
+        try await withTestServer { server in
+            let auth = AuthFixture(
+                server: server,
+                refresher: { configuration, now in
+                    let endpoint = TestServerRefresher(baseURL: server.baseURL, configuration: configuration, now: now)
+                    return ClosureTokenRefresher { tokens in
+                        let new = try await endpoint.refresh(tokens)
+                        return AuthTokens(accessToken: new.accessToken, refreshToken: new.refreshToken, expiresIn: 90)
+                    }
+                })
+            auth.now.advance(by: 5_000)
+            server.auth.expireAccessToken()
+
+            let renewed = try await auth.protected("renewed").value
+
+            #expect(renewed.token == "token-2")
+            #expect(auth.manager.tokens?.expiresAt == auth.now.now.addingTimeInterval(90))
+        }
+    }
+
     @Test func status403TriggerRefreshesAndReplays() async throws {
         try await withTestServer { server in
             let auth = AuthFixture(server: server, options: { $0.trigger = .status(403) })
