@@ -15,7 +15,8 @@
 // The second form runs one way (or several, separated by commas) at one concurrency, twenty rounds: a process to profile with
 // `perf record -g -p PID` (the ways are "raw AsyncHTTPClient", "CoreNetKit +
 // AsyncHTTPClientTransport", "raw HTTPClient.shared", "CoreNetKit + AsyncHTTPClientTransport
-// on HTTPClient.shared", "raw URLSession", "CoreNetKit + URLSessionTransport").
+// on HTTPClient.shared", "raw URLSession", "CoreNetKit + URLSessionTransport"; each CoreNetKit way through
+// `performAsync()`, and the two own-client ways also through `perform().value`, named "… via perform().value").
 //
 // AsyncHTTPClient is measured on two clients: one with the transport's own configuration
 // (`AsyncHTTPClientTransport.defaultConfiguration()`, what `AsyncHTTPClientTransport()` makes),
@@ -82,6 +83,13 @@ func measureCosts(base: URL, concurrency: Int, rounds: Int = 9, only: String? = 
                 precondition(page.items.count == 20)
             }
         ),
+        (
+            "CoreNetKit + AsyncHTTPClientTransport via perform().value",
+            {
+                let page = try await PhasePageRequest(base: base, configuration: ahcKit).perform().value
+                precondition(page.items.count == 20)
+            }
+        ),
         ("raw HTTPClient.shared", { try await rawPage(url, on: .shared) }),
         (
             "CoreNetKit + AsyncHTTPClientTransport on HTTPClient.shared",
@@ -112,6 +120,13 @@ func measureCosts(base: URL, concurrency: Int, rounds: Int = 9, only: String? = 
             "CoreNetKit + URLSessionTransport",
             {
                 let page = try await PhasePageRequest(base: base, configuration: sessionKit).performAsync()
+                precondition(page.items.count == 20)
+            }
+        ),
+        (
+            "CoreNetKit + URLSessionTransport via perform().value",
+            {
+                let page = try await PhasePageRequest(base: base, configuration: sessionKit).perform().value
                 precondition(page.items.count == 20)
             }
         ),
