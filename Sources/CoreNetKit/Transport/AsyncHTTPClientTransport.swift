@@ -52,12 +52,16 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The own client's configuration: redirects left to the transport, connection failures reported at once (not
     /// retried until the deadline), and decompression off, so the transport inflates bodies itself and
     /// ``NetworkConfiguration/maximumResponseBodySize`` bounds the inflated size (no ratio limit refuses small ones).
-    /// Its tracer is the one bootstrapped with swift-distributed-tracing, or none (not the no-op one).
+    /// Waiting for a pooled connection and connecting are bounded by the request's own timeout, as on
+    /// ``URLSessionTransport``: AsyncHTTPClient's connect timeout (10 s by default, which also fails a request that waits
+    /// that long for a free connection) is set to a day. Its tracer is the one bootstrapped with
+    /// swift-distributed-tracing, or none (not the no-op one).
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .hours(24)
         return withoutNoOpTracer(configuration)
     }
 

@@ -136,6 +136,17 @@ import InMemoryTracing
         #expect(group.makeIterator().contains { $0 === picked })
     }
 
+    /// AsyncHTTPClient fails a request that waits for a pooled connection longer than its connect timeout (10 s by
+    /// default), whatever the request's own timeout: many concurrent requests to one host failed under load.
+    @Test func theRequestsTimeoutNotTheClientsConnectTimeoutBoundsTheWaitForAConnection() {
+        let own = AsyncHTTPClientTransport.defaultConfiguration().timeout
+        let plain = HTTPClient.Configuration().timeout
+
+        #expect(plain.connect == nil)
+        #expect(own.connect.map { $0 >= .hours(24) } == true)
+        #expect(own.read == plain.read)
+    }
+
     /// With no tracer bootstrapped, a configuration's tracer is the no-op one, for which AsyncHTTPClient still starts a
     /// span per request: the transport's configurations carry none instead. A tracer of yours is kept.
     @Test func aNoOpTracerIsDroppedAndATracerOfYoursKept() {
