@@ -142,7 +142,8 @@ extension AccessSafeRequestManager {
             switch result.flatMap(Self.validated) {
             case .success(var new):
                 if new.refreshToken == nil { new.refreshToken = tokens?.refreshToken }
-                finished.persist = (new, setTokens(new))
+                let version = setTokens(new)
+                finished.persist = (tokens ?? new, version)
                 finished.result = .success(ticket)
             case .failure(let cause):
                 let error = BaseServerError.tokenRefreshFailed(cause)

@@ -141,6 +141,22 @@ import FoundationNetworking
         #expect(finished.waiters == [1])
     }
 
+    @Test func refreshedTokensWithAPendingLifetimeArePersistedWithTheirExpiry() throws {
+        let clock = ManualClock(startDate: Date(timeIntervalSince1970: 1_800_000_000))
+        var state = Machine(
+            tokens: AuthTokens(accessToken: "a1", refreshToken: "r1"), refresher: ClosureTokenRefresher { $0 },
+            options: AccessSafeRequestManager.Options(clock: clock))
+        let id = try startRefresh(&state)
+        clock.advance(by: .seconds(10))
+
+        let result = state.finish(id, with: .success(AuthTokens(accessToken: "a2", expiresIn: 60)))
+
+        let finished = try #require(result)
+        let expiry = clock.currentDate.addingTimeInterval(60)
+        #expect(finished.persist?.tokens == AuthTokens(accessToken: "a2", refreshToken: "r1", expiresAt: expiry))
+        #expect(state.tokens?.expiresAt == expiry)
+    }
+
     @Test func tokensSetDuringARefreshWinOverItsResult() throws {
         var state = machine()
         let id = try startRefresh(&state)
