@@ -24,6 +24,8 @@ public struct AuthTokens: Sendable, Hashable, Codable {
     public var refreshToken: String?
     /// When ``accessToken`` expires, if known; the ``AccessSafeRequestManager`` then refreshes shortly before it.
     public var expiresAt: Date?
+    /// A lifetime not yet turned into ``expiresAt``: `expires_in` counts from when the manager receives the tokens.
+    var pendingLifetime: TimeInterval?
 
     /// Creates tokens.
     public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
@@ -31,9 +33,6 @@ public struct AuthTokens: Sendable, Hashable, Codable {
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
     }
-
-    /// A lifetime not yet turned into ``expiresAt``: `expires_in` counts from when the manager receives the tokens.
-    var pendingLifetime: TimeInterval?
 
     /// Creates tokens whose access token expires `expiresIn` seconds (OAuth 2 `expires_in`; `nil` when unknown) after
     /// `now`.
