@@ -57,3 +57,47 @@ public struct ClosureTokenRefresher: TokenRefresher {
 
     public func refresh(_ tokens: AuthTokens) async throws -> AuthTokens { try await body(tokens) }
 }
+
+/// Tells an ``AccessSafeRequestManager`` which responses mean "the access token was rejected": a `401` by default,
+/// another status, an error code in the body, or your own rule.
+///
+/// It is checked before validation on every response of a request that requires authorization.
+///
+/// ```swift
+/// options.trigger = .status(401, 403)
+/// options.trigger = .bodyErrorCode(5)                      // VK: {"error": {"error_code": 5}}
+/// options.trigger = .status401.or(.bodyErrorCode(5))
+/// ```
+public struct RefreshTrigger: Sendable {
+    private let rule: @Sendable (ServerResponse) -> Bool
+
+    /// Creates a trigger from a rule; it runs once per response, on any thread, and must be fast.
+    public init(_ rule: @escaping @Sendable (ServerResponse) -> Bool) { self.rule = rule }
+
+    /// Whether `response` rejects the access token.
+    public func matches(_ response: ServerResponse) -> Bool { rule(response) }
+
+    /// `401 Unauthorized`: the default.
+    public static let status401 = status(401)
+
+    /// Any of the HTTP statuses `codes`.
+    public static func status(_ codes: Int...) -> RefreshTrigger {
+        let codes = Set(codes)
+        return RefreshTrigger { codes.contains($0.statusCode) }
+    }
+
+    /// A JSON body whose value at the dot-separated `keyPath` (VK's `"error.error_code"` by default) is the number
+    /// `code` or its digits as a string, whatever the status.
+    public static func bodyErrorCode(_ code: Int, keyPath: String = "error.error_code") -> RefreshTrigger {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        return RefreshTrigger { response in
+            let value = keys.reduce(response.jsonIfObject) { $0?[$1] }
+            return value?.intValue == code || value?.stringValue == String(code)
+        }
+    }
+
+    /// A trigger that matches when this one or `other` does.
+    public func or(_ other: RefreshTrigger) -> RefreshTrigger {
+        RefreshTrigger { [rule] response in rule(response) || other.matches(response) }
+    }
+}

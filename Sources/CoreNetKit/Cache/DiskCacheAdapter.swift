@@ -128,3 +128,119 @@ public final class DiskCacheAdapter: CacheAdapter {
         return caches.appendingPathComponent("CoreNetKit", isDirectory: true)
     }
 }
+
+/// A ``DiskCacheAdapter``'s memory tier and file sizes, each trimmed least recently used first; no file work is done
+/// here.
+struct DiskCacheState {
+    /// Entries by name, each with a size and a use counter for LRU trimming.
+    struct Tier<Value> {
+        private var items: [String: (value: Value, size: Int, used: UInt64)] = [:]
+        private var total = 0
+        private var clock: UInt64 = 0
+
+        func contains(_ name: String) -> Bool { items[name] != nil }
+
+        /// The value of `name`, marked used.
+        mutating func use(_ name: String) -> Value? {
+            guard let value = items[name]?.value else { return nil }
+            clock += 1
+            items[name]?.used = clock
+            return value
+        }
+
+        /// Adds `value` as the most recently used, then removes the least recently used others while the sizes exceed
+        /// `capacity`; returns their names.
+        @discardableResult
+        mutating func add(_ value: Value, name: String, size: Int, capacity: Int) -> [String] {
+            remove(name)
+            clock += 1
+            items[name] = (value, size, clock)
+            total += size
+            var evicted: [String] = []
+            while total > capacity, let oldest = items.min(by: { $0.value.used < $1.value.used }), oldest.key != name {
+                remove(oldest.key)
+                evicted.append(oldest.key)
+            }
+            return evicted
+        }
+
+        mutating func remove(_ name: String) {
+            if let item = items.removeValue(forKey: name) { total -= item.size }
+        }
+    }
+
+    var memory = Tier<CachedResponse>()
+    var files = Tier<Void>()
+    private(set) var isIndexed = false
+
+    /// Keeps `entry` in memory (unless larger than `capacity`), trimming least recently used entries to `capacity`.
+    mutating func remember(_ entry: CachedResponse, name: String, capacity: Int) {
+        memory.remove(name)
+        let cost = entry.body.count + entry.headers.fields.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        guard cost <= capacity else { return }
+        memory.add(entry, name: name, size: cost, capacity: capacity)
+    }
+
+    /// Records the files an earlier run left, oldest first.
+    mutating func index(_ found: [(name: String, size: Int)]) {
+        for (name, size) in found where !files.contains(name) { files.add((), name: name, size: size, capacity: .max) }
+        isIndexed = true
+    }
+
+    /// Forgets everything; the directory will be listed again.
+    mutating func reset() { self = DiskCacheState() }
+}
+
+/// One ``DiskCacheAdapter`` file: a magic line, a JSON header's length, the header, then the raw body. Decoding checks
+/// every part and answers `nil` otherwise, so a truncated or foreign file is a miss, never a crash.
+enum CacheFileFormat {
+    static let fileExtension = "cnkcache"
+    private static let magic = Array("CNKCACHE1\n".utf8)
+    /// Headers larger than this are not ours.
+    private static let maximumHeaderLength = 1 << 20
+
+    private struct Header: Codable {
+        var status: Int
+        var headers: [[String]]
+        var url: String?
+        var storedAt: Double
+        var variant: String?
+        var bodyLength: Int
+    }
+
+    static func encode(_ entry: CachedResponse) -> Data? {
+        let header = Header(
+            status: entry.statusCode, headers: entry.headers.fields.map { [$0.name, $0.value] },
+            url: entry.url?.absoluteString, storedAt: entry.storedAt.timeIntervalSince1970,
+            variant: entry.variant, bodyLength: entry.body.count)
+        guard let json = try? JSONEncoder().encode(header) else { return nil }
+        var data = Data(magic)
+        data.reserveCapacity(magic.count + 4 + json.count + entry.body.count)
+        let length = UInt32(json.count)
+        data.append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) })
+        data.append(json)
+        data.append(entry.body)
+        return data
+    }
+
+    static func decode(_ data: Data) -> CachedResponse? {
+        let bytes = [UInt8](data.prefix(magic.count + 4))
+        guard bytes.count == magic.count + 4, Array(bytes.prefix(magic.count)) == magic else { return nil }
+        let headerLength = bytes.suffix(4).reduce(0) { $0 << 8 | Int($1) }
+        let headerStart = data.startIndex + magic.count + 4
+        guard headerLength <= maximumHeaderLength, data.endIndex - headerStart >= headerLength,
+            let header = try? JSONDecoder().decode(Header.self, from: data[headerStart..<headerStart + headerLength])
+        else { return nil }
+        let bodyStart = headerStart + headerLength
+        guard header.bodyLength == data.endIndex - bodyStart, (200..<300).contains(header.status),
+            header.headers.allSatisfy({ $0.count == 2 })
+        else { return nil }
+        return CachedResponse(
+            statusCode: header.status,
+            headers: HTTPHeaders(header.headers.map { (name: $0[0], value: $0[1]) }),
+            body: Data(data[bodyStart...]),
+            url: header.url.flatMap(URL.init(string:)),
+            storedAt: Date(timeIntervalSince1970: header.storedAt),
+            variant: header.variant)
+    }
+}

@@ -134,3 +134,110 @@ public class RequestContext<Model: Sendable>: CacheableContext, CancellableConte
         core.observeCache { model in observer(Self.typed(model)) }
     }
 }
+
+/// Bridges contexts to async/await.
+extension RequestContext {
+    /// The terminal result, awaited; cancelling the awaiting Task cancels the context (and so the request).
+    ///
+    /// Returns as soon as the outcome is decided: `onSuccess`/`onError` handlers are queued on
+    /// ``RequestContext/queue`` then and may not have run yet, so use the returned model, not state a handler sets.
+    ///
+    /// - Throws: The context's error, or ``BaseServerError`` with code
+    ///   ``BaseServerError/Code-swift.struct/cancelled`` when it is cancelled.
+    public var value: Model {
+        get async throws { try await awaitOutcome() }
+    }
+
+    /// The terminal result as a `Result`, awaited; never throws (cancellation gives `.failure` with a
+    /// ``BaseServerError`` coded `cancelled`). Like ``value``, it may return before the queued handlers have run.
+    public var result: Result<Model, any Error> {
+        get async {
+            do { return .success(try await value) } catch { return .failure(error) }
+        }
+    }
+
+    private func awaitOutcome() async throws -> Model {
+        let core = core
+        // The core resumes the continuation itself at the terminal event, which cancelling this Task brings about.
+        let model = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
+                core.await(continuation)
+            }
+        } onCancel: {
+            core.finish(.cancelled)
+        }
+        return Self.typed(model)
+    }
+
+    /// Awaits the outcome; cancelling this Task ends the wait with `cancelled` but leaves the context running.
+    func awaitOutcomeLeavingContextOnCancel() async throws -> Model {
+        // Held erased, as in the core: a `Model` waiter would look up model-generic metadata on every await.
+        let waiter = OneShot<any Sendable>()
+        let core = core
+        let model = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
+                waiter.set(continuation)
+                core.observe { waiter.resume($0.result) }
+            }
+        } onCancel: {
+            waiter.resume(.failure(BaseServerError.cancelled))
+        }
+        return Self.typed(model)
+    }
+}
+
+/// Upload and download progress.
+extension RequestContext {
+    /// Adds a handler for the progress of the request body going out.
+    ///
+    /// Runs on the callback queue, any number of times until the terminal event, never after it (nor after
+    /// ``cancel()``). Values never go down, come at most about 30 times a second, and a successful request delivers a
+    /// last one with ``TransferProgress/fraction`` `1.0` before `onSuccess`, also with no body. A handler attached late
+    /// first gets the latest value at once. A ``map(_:)`` context delivers its source's progress; a ``flatMap(_:)``
+    /// one the running request's: the first's, then the second's, starting again from its first value.
+    ///
+    /// ```swift
+    /// UploadPhotoRequest(file: url).perform()
+    ///     .onUploadProgress { progress in bar.value = progress.fraction }
+    ///     .onSuccess { photo in show(photo) }
+    /// ```
+    @discardableResult
+    public func onUploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        core.addProgressHandler(handler, for: .upload)
+        return self
+    }
+
+    /// Adds a handler for the progress of the response body coming in.
+    ///
+    /// Runs on the callback queue until the terminal event or ``cancel()``, by the rules of ``onUploadProgress(_:)``
+    /// (rate, never down, a last `1.0` before `onSuccess`, chaining). Without a `Content-Length`,
+    /// ``TransferProgress/totalBytes`` is `nil` and the fraction stays `0.0` until the end.
+    @discardableResult
+    public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        core.addProgressHandler(handler, for: .download)
+        return self
+    }
+
+    func emitProgress(_ progress: TransferProgress, for direction: TransferDirection) {
+        core.emitProgress(progress, for: direction)
+    }
+}
+
+/// Upload and download progress of the source context.
+extension PassiveRequestContext {
+    /// Adds a handler for the source's upload progress, run on its callback queue until its terminal event; see
+    /// ``RequestContext/onUploadProgress(_:)``.
+    @discardableResult
+    public func onUploadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        source.onUploadProgress(handler)
+        return self
+    }
+
+    /// Adds a handler for the source's download progress, run on its callback queue until its terminal event; see
+    /// ``RequestContext/onDownloadProgress(_:)``.
+    @discardableResult
+    public func onDownloadProgress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        source.onDownloadProgress(handler)
+        return self
+    }
+}

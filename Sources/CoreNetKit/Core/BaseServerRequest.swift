@@ -210,3 +210,17 @@ open class BaseServerRequest<Model: Sendable>: @unchecked Sendable {  // safe: s
         }
     }
 }
+
+/// A request whose model is the response itself, for adapters that read the response on their own (the OpenAPI client
+/// transport, a streamed response, an outbox whose model the kind's registration decodes later).
+final class ServerResponseRequest: BaseServerRequest<ServerResponse>, @unchecked Sendable {  // safe: only a `let` value
+    private let request: ServerRequest
+
+    init(_ request: ServerRequest, configuration: NetworkConfiguration) {
+        self.request = request
+        super.init(configuration: configuration)
+    }
+
+    override func createAsyncServerRequest() throws -> ServerRequest { request }
+    override func handle(serverResponse: ServerResponse) throws -> ServerResponse { serverResponse }
+}

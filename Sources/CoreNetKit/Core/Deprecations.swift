@@ -5,6 +5,7 @@
 // Licensed under Apache License v2.0
 //
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A ``BaseServerRequest`` that maps its response through the older callback form,
@@ -44,4 +45,24 @@ open class CallbackServerRequest<Model: Sendable>: BaseServerRequest<Model>, @un
         handle(serverResponse: response) { result in mapped.resume(Result { try result.get() }) }
         return try await mapped.value
     }
+}
+
+/// What the mapping of a request produces from a response: the result the pipeline hands to
+/// the contexts, and what ``CallbackServerRequest/handle(serverResponse:completion:)`` reports.
+public enum ResponseResult<Model: Sendable>: Sendable {
+    /// The model; `fromCache` says whether it was read from the cache rather than the server.
+    case success(Model, fromCache: Bool)
+    /// The failure.
+    case failure(any Error)
+
+    /// The model, or the error thrown.
+    public func get() throws -> Model {
+        switch self {
+        case .success(let model, _): return model
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Whether the result is a model read from the cache.
+    public var isFromCache: Bool { if case .success(_, let fromCache) = self { fromCache } else { false } }
 }

@@ -180,3 +180,108 @@ struct PartLayout {
         return false
     }
 }
+
+/// Finds a byte pattern in data, with `memchr` and `memcmp`.
+enum ByteSearch {
+    /// Whether `pattern` occurs in `data`.
+    static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
+        guard !pattern.isEmpty, data.count >= pattern.count else { return false }
+        return data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return pattern.withUnsafeBytes { needle in
+                let first = Int32(needle[0])
+                let lastStart = buffer.count - needle.count
+                var position = 0
+                while position <= lastStart {
+                    guard let hit = memchr(base + position, first, lastStart - position + 1) else { return false }
+                    let index = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + index, needle.baseAddress!, needle.count) == 0 { return true }
+                    position = index + 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// Looks for a pattern in a stream of chunks, including across chunk edges.
+    struct Scanner {
+        private let pattern: [UInt8]
+        private var tail: [UInt8] = []
+
+        init(_ pattern: [UInt8]) { self.pattern = pattern }
+
+        /// Whether the pattern occurs in everything fed so far, ending in `chunk`.
+        mutating func feed(_ chunk: Data) -> Bool {
+            guard !pattern.isEmpty else { return false }
+            let keep = pattern.count - 1
+            if !tail.isEmpty, ByteSearch.contains(pattern, in: Data(tail + chunk.prefix(keep))) { return true }
+            if ByteSearch.contains(pattern, in: chunk) { return true }
+            tail = chunk.count >= keep ? Array(chunk.suffix(keep)) : Array((tail + chunk).suffix(keep))
+            return false
+        }
+    }
+}
+
+/// Reads multipart file parts' files, reporting every problem as ``BaseServerError`` `fileAccess`.
+enum FileRead {
+    /// The size of the regular, readable file at `url`.
+    static func size(of url: URL) throws -> Int64 {
+        guard url.isFileURL else { throw failure(url, "is not a file URL") }
+        let manager = FileManager.default
+        let attributes = try attempt(url, "does not exist or cannot be read") {
+            try manager.attributesOfItem(atPath: url.path)
+        }
+        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw failure(url, "is not a regular file")
+        }
+        guard manager.isReadableFile(atPath: url.path) else { throw failure(url, "cannot be read") }
+        guard let size = (attributes[.size] as? NSNumber)?.int64Value else { throw failure(url, "has no size") }
+        return size
+    }
+
+    /// The whole file, which must still be `expectedSize` bytes long.
+    static func contents(of url: URL, expectedSize: Int64) throws -> Data {
+        let data = try attempt(url, "cannot be read") { try Data(contentsOf: url) }
+        guard Int64(data.count) == expectedSize else { throw failure(url, "changed while the body was built") }
+        return data
+    }
+
+    /// Copies the file to `write` in chunks of `chunkSize`, checking `isCancelled` before each. Returns `false`, having
+    /// stopped, as soon as `rejecting` occurs (also across chunks). Throws `fileAccess` when the file can't be read or
+    /// is no longer `expectedSize` bytes; `CancellationError`; whatever `write` throws.
+    static func copy(
+        _ url: URL, expectedSize: Int64, chunkSize: Int, rejecting pattern: [UInt8],
+        isCancelled: () -> Bool, to write: (Data) throws -> Void
+    ) throws -> Bool {
+        let handle = try attempt(url, "cannot be read") { try FileHandle(forReadingFrom: url) }
+        defer { try? handle.close() }
+        var scanner = ByteSearch.Scanner(pattern)
+        var copied: Int64 = 0
+        while true {
+            if isCancelled() { throw CancellationError() }
+            let chunk = try attempt(url, "cannot be read") { try handle.read(upToCount: chunkSize) ?? Data() }
+            if chunk.isEmpty { break }
+            copied += Int64(chunk.count)
+            guard copied <= expectedSize else { throw failure(url, "changed while the body was built") }
+            if scanner.feed(chunk) { return false }
+            try write(chunk)
+        }
+        guard copied == expectedSize else { throw failure(url, "changed while the body was built") }
+        return true
+    }
+
+    /// `body`'s result; what it throws becomes `fileAccess` saying the file `problem`.
+    private static func attempt<T>(_ url: URL, _ problem: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw failure(url, problem, error)
+        }
+    }
+
+    private static func failure(_ url: URL, _ problem: String, _ underlying: (any Error)? = nil) -> BaseServerError {
+        BaseServerError(
+            code: .fileAccess, message: "the file \(url.isFileURL ? url.path : url.absoluteString) \(problem)",
+            underlyingError: underlying)
+    }
+}

@@ -80,3 +80,101 @@ public final class CursorPaginator<Element: Sendable>: BaseIteratableContext<Str
         return LoadedPage(page, next: next, hasMore: next != nil)
     }
 }
+
+/// One page a ``CursorPaginator`` delivers: its items and the cursors around it.
+public struct CursorPage<Element: Sendable>: Sendable {
+    /// The items of the page, in the server's order.
+    public var items: [Element]
+    /// The cursor the page was requested with; `nil` for the first page.
+    public var cursor: String?
+    /// The cursor of the next page; `nil` on the last page.
+    public var nextCursor: String?
+
+    /// Whether this is the last page.
+    public var isLast: Bool { nextCursor == nil }
+
+    /// Creates a page.
+    public init(items: [Element], cursor: String?, nextCursor: String?) {
+        self.items = items
+        self.cursor = cursor
+        self.nextCursor = nextCursor
+    }
+}
+
+extension CursorPage: Equatable where Element: Equatable {}
+
+/// What a cursor API answers for one page: the items and the cursor of the next page.
+///
+/// A `nil` or empty ``nextCursor`` is the end. Cursors that are not strings (numbers, ids) are passed as their
+/// text; when the API sends a number, decode it into its text:
+///
+/// ```swift
+/// struct FeedPage: Decodable, CursorPageResponse {
+///     let items: [Post]
+///     let nextCursor: String?  // {"items": [...], "next": 41}
+///
+///     private enum CodingKeys: String, CodingKey { case items, next }
+///
+///     init(from decoder: any Decoder) throws {
+///         let container = try decoder.container(keyedBy: CodingKeys.self)
+///         items = try container.decode([Post].self, forKey: .items)
+///         nextCursor = try container.decodeIfPresent(Int.self, forKey: .next).map(String.init)
+///     }
+/// }
+/// ```
+public protocol CursorPageResponse {
+    /// One item.
+    associatedtype Element
+    /// The items of the page.
+    var items: [Element] { get }
+    /// The cursor of the next page; `nil` or empty on the last page.
+    var nextCursor: String? { get }
+}
+
+/// The cursors a ``CursorPaginator`` was given in its current run (from creation or a reset), so that a server
+/// that repeats one (A, B, A, B, …) stops the paging instead of looping. Past ``limit`` the oldest are forgotten:
+/// a longer loop goes unnoticed, but memory stays bounded.
+struct CursorHistory {
+    static let limit = 10_000
+
+    private(set) var run = 0
+    /// The last page accepted: reading it again (cached answer, then the server's) names the same cursor legally.
+    private var last: (position: String?, next: String)?
+    private var seen: Set<String> = []
+    private var order: [String] = []
+    private var oldest = 0
+
+    /// Starts a new run at `start`: only the start cursor is remembered.
+    mutating func restart(at start: String?) {
+        run += 1
+        last = nil
+        seen = []
+        order = []
+        oldest = 0
+        if let start { remember(start) }
+    }
+
+    /// Records `next`, named by the page at `position`; `false` when another page gave it in this run. A result of
+    /// an earlier run is ignored (`true`).
+    mutating func accept(_ next: String, at position: String?, inRun run: Int) -> Bool {
+        guard run == self.run else { return true }
+        if let last, last.position == position, last.next == next { return true }
+        guard !seen.contains(next) else { return false }
+        last = (position, next)
+        remember(next)
+        return true
+    }
+
+    private mutating func remember(_ cursor: String) {
+        seen.insert(cursor)
+        order.append(cursor)
+        if order.count - oldest > Self.limit {
+            seen.remove(order[oldest])
+            oldest += 1
+            if oldest > Self.limit {
+                order.removeFirst(oldest)
+                oldest = 0
+            }
+        }
+    }
+}

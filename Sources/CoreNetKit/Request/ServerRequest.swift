@@ -118,3 +118,18 @@ private final class Box<Value: Sendable>: Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// The URL of a request, decided in one place.
+extension ServerRequest {
+    /// The URL this request is sent to: base URL, relative URL with its query, then its parameters' query items. Every
+    /// reader (transport, cache key, logs, monitors, errors) uses it. Throws `invalidRequest` if it can't be built.
+    func url(encoder: JSONEncoder) throws -> URL {
+        try RequestEncoder.url(of: self, encoder: encoder)
+    }
+
+    /// ``url(encoder:)`` redacted for reports; if it can't be built, the base and relative URL, redacted.
+    func reportedURL(encoder: JSONEncoder) -> String {
+        if let url = try? url(encoder: encoder) { return LogRedactor.redact(url: url) }
+        return LogRedactor.redact(urlText: baseUrl.absoluteString + relativeUrl)
+    }
+}

@@ -27,3 +27,35 @@ public enum ServerRequestParameter: Sendable {
     /// A `multipart/form-data` body of text fields, data and files; large ones stream from disk (``MultipartData``).
     case multipart(MultipartData)
 }
+
+/// A value of a query-string or form parameter.
+///
+/// Arrays become repeated keys (`tag=a&tag=b`), Booleans `true`/`false`, numbers their plain decimal form.
+public enum QueryValue: Sendable, Hashable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case array([QueryValue])
+
+    /// The textual forms of this value, one per repeated key.
+    var renderedValues: [String] {
+        switch self {
+        case .string(let value): return [value]
+        case .int(let value): return [String(value)]
+        case .double(let value): return [String(value)]
+        case .bool(let value): return [value ? "true" : "false"]
+        case .array(let values): return values.flatMap(\.renderedValues)
+        }
+    }
+}
+
+extension QueryValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: QueryValue...) { self = .array(elements) }
+}
