@@ -202,81 +202,44 @@ extension LogRedactor {
 
     /// Whether a field of `body` may have a name ``isSecret(name:)`` matches: it holds `token`, `key`, `password`,
     /// `secret`, `sig`, `authorization` or `cookie` in any case, or an escape (`\u`, `%`) that could spell one.
-    /// Sixteen bytes are tested at a time (SIMD); only a block with a candidate is read byte by byte.
     static func mayNameSecret(_ body: Data) -> Bool {
         body.withUnsafeBytes { bytes in
-            var index = 0
-            while index + 18 <= bytes.count {
-                if mayStartWord(bytes, at: index), mayNameSecret(bytes, from: index, to: index + 16) { return true }
-                index += 16
-            }
-            return mayNameSecret(bytes, from: index, to: bytes.count)
-        }
-    }
-
-    /// Matches three letters (reading two bytes past the block): `se`, `co` and `pa` start many words of plain text.
-    private static func mayStartWord(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
-        typealias Bytes = SIMD16<UInt8>
-        let raw = bytes.loadUnaligned(fromByteOffset: index, as: Bytes.self)
-        // `| 0x20` lowercases an ASCII letter, and turns no other byte into one.
-        let lower = Bytes(repeating: 0x20)
-        let first = raw | lower
-        let second = bytes.loadUnaligned(fromByteOffset: index + 1, as: Bytes.self) | lower
-        let third = bytes.loadUnaligned(fromByteOffset: index + 2, as: Bytes.self) | lower
-        func starts(_ word: StaticString) -> SIMDMask<SIMD16<Int8>> {
-            let letters = word.utf8Start
-            return (first .== Bytes(repeating: letters[0])) .& (second .== Bytes(repeating: letters[1]))
-                .& (third .== Bytes(repeating: letters[2]))
-        }
-        let escape =
-            (raw .== Bytes(repeating: UInt8(ascii: "%")))
-            .| ((raw .== Bytes(repeating: UInt8(ascii: "\\"))) .& (second .== Bytes(repeating: UInt8(ascii: "u"))))
-        let words =
-            starts("tok") .| starts("key") .| starts("pas") .| starts("sec") .| starts("sig")
-            .| starts("aut") .| starts("coo")
-        // Set bytes where a word may start, read as two words: `any` is a lane-by-lane loop.
-        let found = Bytes(repeating: 0).replacing(with: 0xFF, where: words .| escape)
-        return withUnsafeBytes(of: found) { $0.load(as: UInt64.self) | $0.load(fromByteOffset: 8, as: UInt64.self) }
-            != 0
-    }
-
-    /// One byte at a time; a word may end past `end`.
-    private static func mayNameSecret(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
-        Self.secretWordStarts.withUnsafeBufferPointer { starts in
-            func spells(_ word: StaticString, at index: Int) -> Bool {
-                guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
-                for offset in 1..<word.utf8CodeUnitCount
-                where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
-                    return false
+            Self.secretWordStarts.withUnsafeBufferPointer { starts in
+                func spells(_ word: StaticString, at index: Int) -> Bool {
+                    guard index + word.utf8CodeUnitCount <= bytes.count else { return false }
+                    for offset in 1..<word.utf8CodeUnitCount
+                    where bytes[index + offset] | 0x20 != word.utf8Start[offset] {
+                        return false
+                    }
+                    return true
                 }
-                return true
-            }
-            var index = start
-            while index < end {
-                // Most bytes start no word: one look in the table passes them.
-                let start = starts[Int(bytes[index])]
-                index += 1
-                guard start != 0 else { continue }
-                // Most of those that do are not followed by the word's second letter.
-                let second = index < bytes.count ? bytes[index] | 0x20 : 0
-                switch start {
-                case UInt8(ascii: "t"):
-                    if second == UInt8(ascii: "o"), spells("token", at: index - 1) { return true }
-                case UInt8(ascii: "k"): if second == UInt8(ascii: "e"), spells("key", at: index - 1) { return true }
-                case UInt8(ascii: "p"):
-                    if second == UInt8(ascii: "a"), spells("password", at: index - 1) { return true }
-                case UInt8(ascii: "s"):
-                    if second == UInt8(ascii: "e"), spells("secret", at: index - 1) { return true }
-                    if second == UInt8(ascii: "i"), spells("sig", at: index - 1) { return true }
-                case UInt8(ascii: "a"):
-                    if second == UInt8(ascii: "u"), spells("authorization", at: index - 1) { return true }
-                case UInt8(ascii: "c"):
-                    if second == UInt8(ascii: "o"), spells("cookie", at: index - 1) { return true }
-                case UInt8(ascii: "%"): return true
-                default: if second == UInt8(ascii: "u") { return true }  // a backslash: `\u`
+                var index = 0
+                while index < bytes.count {
+                    // Most bytes start no word: one look in the table passes them.
+                    let start = starts[Int(bytes[index])]
+                    index += 1
+                    guard start != 0 else { continue }
+                    // Most of those that do are not followed by the word's second letter.
+                    let second = index < bytes.count ? bytes[index] | 0x20 : 0
+                    switch start {
+                    case UInt8(ascii: "t"):
+                        if second == UInt8(ascii: "o"), spells("token", at: index - 1) { return true }
+                    case UInt8(ascii: "k"): if second == UInt8(ascii: "e"), spells("key", at: index - 1) { return true }
+                    case UInt8(ascii: "p"):
+                        if second == UInt8(ascii: "a"), spells("password", at: index - 1) { return true }
+                    case UInt8(ascii: "s"):
+                        if second == UInt8(ascii: "e"), spells("secret", at: index - 1) { return true }
+                        if second == UInt8(ascii: "i"), spells("sig", at: index - 1) { return true }
+                    case UInt8(ascii: "a"):
+                        if second == UInt8(ascii: "u"), spells("authorization", at: index - 1) { return true }
+                    case UInt8(ascii: "c"):
+                        if second == UInt8(ascii: "o"), spells("cookie", at: index - 1) { return true }
+                    case UInt8(ascii: "%"): return true
+                    default: if second == UInt8(ascii: "u") { return true }  // a backslash: `\u`
+                    }
                 }
+                return false
             }
-            return false
         }
     }
 

@@ -207,19 +207,8 @@ extension MonitoredExchange.Body {
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
-    /// ASCII is tested sixteen bytes at a time (SIMD); anything else is validated by the standard library.
     static func isUTF8(_ bytes: Data) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var index = 0
-            var high = SIMD16<UInt8>()
-            while index + 16 <= raw.count {
-                high |= raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-                index += 16
-            }
-            for byte in raw[index...] { high[0] |= byte }
-            if high & SIMD16(repeating: 0x80) == SIMD16() { return true }
-            return raw.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) } != nil
-        }
+        String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// `bytes` (the start of a body of `size`) redacted and cut at `limit`: structured bodies as logs show them,

@@ -115,3 +115,61 @@ struct IteratorState<Position: Sendable, Page: Sendable> {
         return (outbox, success, failure)
     }
 }
+
+/// One loaded page and where the next one starts: what the page loader of a ``BaseIteratableContext`` delivers.
+///
+/// ``OffsetPaginator`` and ``CursorPaginator`` build it for you; build it for other kinds, such as page numbers:
+///
+/// ```swift
+/// let paginator = BaseIteratableContext<Int, [Order]>(start: 1) { page in
+///     service.orders(page: page).map { orders in
+///         LoadedPage(orders, next: page + 1, hasMore: !orders.isEmpty)
+///     }
+/// }
+/// ```
+public struct LoadedPage<Page: Sendable, Position: Sendable>: Sendable {
+    /// The page to deliver.
+    public var page: Page
+    /// Where the next page starts; kept even when `hasMore` is `false`.
+    public var next: Position
+    /// Whether a next page exists; `false` ends the paging.
+    public var hasMore: Bool
+
+    /// Creates a loaded page.
+    public init(_ page: Page, next: Position, hasMore: Bool) {
+        self.page = page
+        self.next = next
+        self.hasMore = hasMore
+    }
+}
+
+/// Where a paginator stands, as a value you can keep and encode, so a screen can come back where it was.
+///
+/// Take one with ``BaseIteratableContext/snapshot`` and hand it to a paginator's `restoring:` initializer. A page
+/// that was loading when it was taken is not in it: the restored paginator loads that page again.
+///
+/// ```swift
+/// let data = try JSONEncoder().encode(paginator.snapshot)
+/// // later, maybe in another process:
+/// let snapshot = try JSONDecoder().decode(PaginationSnapshot<Int>.self, from: data)
+/// let paginator = OffsetPaginator(pageSize: 20, restoring: snapshot) { offset, limit in … }
+/// ```
+public struct PaginationSnapshot<Position: Sendable>: Sendable {
+    /// Where paging started, and where ``BaseIteratableContext/reset()`` goes back to.
+    public var start: Position
+    /// Where the next page starts.
+    public var next: Position
+    /// Whether a next page remains.
+    public var hasMore: Bool
+
+    /// Creates a snapshot.
+    public init(start: Position, next: Position, hasMore: Bool) {
+        self.start = start
+        self.next = next
+        self.hasMore = hasMore
+    }
+}
+
+extension PaginationSnapshot: Equatable where Position: Equatable {}
+extension PaginationSnapshot: Encodable where Position: Encodable {}
+extension PaginationSnapshot: Decodable where Position: Decodable {}
