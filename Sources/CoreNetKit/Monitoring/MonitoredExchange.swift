@@ -207,10 +207,6 @@ extension MonitoredExchange.Body {
             mimeType: headers["Content-Type"] ?? "application/octet-stream")
     }
 
-    static func isUTF8(_ bytes: Data) -> Bool {
-        String(validating: bytes, as: UTF8.self) != nil
-    }
-
     /// `bytes` (the start of a body of `size`) redacted and cut at `limit`: structured bodies as logs show them,
     /// other UTF-8 text with the request's secrets masked, anything else as base64. `nil` for an empty body.
     init?(_ bytes: Data, size: Int, headers: HTTPHeaders, secrets: [String], limit: Int) {
@@ -229,14 +225,14 @@ extension MonitoredExchange.Body {
             return
         }
         let text = truncated ? Self.completeCharacters(shown) : shown
-        guard Self.isUTF8(text) else {
+        guard let string = String(validating: text, as: UTF8.self) else {
             self.init(
                 storage: .text(shown.base64EncodedString()), isBase64: true, size: size, isTruncated: truncated,
                 mimeType: mimeType)
             return
         }
         guard secrets.isEmpty else {
-            let masked = LogRedactor.masking(secrets, in: String(decoding: text, as: UTF8.self))
+            let masked = LogRedactor.masking(secrets, in: string)
             self.init(text: masked, size: size, isTruncated: truncated, mimeType: mimeType, limit: limit)
             return
         }
